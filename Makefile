@@ -1,0 +1,46 @@
+# One venv in .venv; every target installs what it needs first.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: install run test test-fast bench soak lint migrate seed clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+migrate: install
+	mkdir -p instance
+	$(BIN)/casino db-upgrade
+
+seed: migrate
+	$(BIN)/casino seed-demo
+
+run: seed
+	$(BIN)/casino serve --host 127.0.0.1 --port 8000
+
+# Every test: unit, integration (SQLite and, when CASINO_TEST_POSTGRES_URL is set, PostgreSQL), e2e.
+test: install
+	$(BIN)/pytest -n 2 -q
+
+test-fast: install
+	$(BIN)/pytest -q -m "not slow and not postgres" tests/unit
+
+bench: install
+	$(BIN)/python -m bench
+
+soak: install
+	$(BIN)/python -m bench.soak
+
+lint: install
+	$(BIN)/ruff check casino config tests bench
+	$(BIN)/ruff format --check casino config tests bench
+	$(BIN)/mypy
+
+clean:
+	rm -rf $(VENV) instance .pytest_cache .mypy_cache .ruff_cache
