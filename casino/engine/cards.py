@@ -102,7 +102,7 @@ class Card:
         return cls(Rank.from_code(text[:-1]), suit)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Pack:
     """A pack as data: which ranks it holds (low to high) and how many jokers."""
 

@@ -1,0 +1,16 @@
+"""The ``casino`` command. Each group of subcommands lives in its own module."""
+
+from __future__ import annotations
+
+import click
+
+from casino.cli import engine_cmds, ops_cmds, war_cmds
+
+
+@click.group()
+def main() -> None:
+    """Casino War: provably fair dealing, exact odds, the betting service and free-play War."""
+
+
+for module in (engine_cmds, ops_cmds, war_cmds):
+    module.register(main)
