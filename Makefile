@@ -25,7 +25,11 @@ run: seed
 	$(BIN)/casino serve --host 127.0.0.1 --port 8000
 
 # Every test: unit, integration (SQLite and, when CASINO_TEST_POSTGRES_URL is set, PostgreSQL), e2e.
+# PostgreSQL tests run whenever a server answers locally (CI starts one in .ci/run).
+PG_LOCAL_URL := postgresql+psycopg://postgres@127.0.0.1:5432/postgres
 test: install
+	@if [ -z "$$CASINO_TEST_POSTGRES_URL" ] && pg_isready -h 127.0.0.1 -p 5432 -q 2>/dev/null; then \
+	  export CASINO_TEST_POSTGRES_URL=$(PG_LOCAL_URL); fi; \
 	$(BIN)/pytest -n 2 -q
 
 test-fast: install
