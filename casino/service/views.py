@@ -1,0 +1,133 @@
+"""Plain, frozen data returned by the use cases: what the API serialises and the CLI prints.
+
+Views hold only str/int/bool/None/datetime/dict/list, ids as strings (ledger transaction ids
+are ints). No ORM object ever leaves the service layer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Generic, TypeVar
+
+T = TypeVar("T")
+
+#: Kinds of ledger transactions, as they appear in ``TransactionView.kind``.
+TRANSACTION_KINDS = ("deposit", "withdrawal", "stake", "raise", "settlement")
+ROUND_STATUSES = ("awaiting_decision", "settled")
+
+
+@dataclass(frozen=True)
+class Page(Generic[T]):
+    items: list[T]
+    next_cursor: str | None
+
+
+@dataclass(frozen=True)
+class PlayerView:
+    id: str
+    external_ref: str
+    display_name: str | None
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class WalletView:
+    currency: str
+    balance: int
+
+
+@dataclass(frozen=True)
+class TransactionView:
+    """One ledger transaction as one player sees it.
+
+    ``postings`` is a list of ``{"account": str, "amount": int}`` legs (positive = credit to the
+    account); accounts are named ``wallet:<player_id>``, ``house``, ``in_play``, ``cash``
+    (the currency is the transaction's). ``balance_after`` is the player's wallet balance right
+    after the transaction.
+    """
+
+    id: int
+    kind: str
+    round_id: str | None
+    currency: str
+    postings: list[dict[str, Any]]
+    balance_after: int | None
+    reference: str | None
+    created_at: datetime
+    hash: str
+
+
+@dataclass(frozen=True)
+class TableView:
+    """``rules``: decks, min_ante, max_ante, bet_increment, max_tie_bet, tie_pays,
+    war_tie_bonus, surrender_allowed. ``rtp``: {"war"|"surrender"|"tie_bet": {"exact": "p/q",
+    "value": float}}."""
+
+    id: str
+    currency: str
+    rules: dict[str, Any]
+    rtp: dict[str, dict[str, Any]]
+    active: bool
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True)
+class SeedsView:
+    server_seed_hash: str
+    client_seed: str
+    next_nonce: int
+
+
+@dataclass(frozen=True)
+class RotationView:
+    """``revealed``: {"server_seed": hex, "server_seed_hash", "client_seed" (the last one),
+    "client_seeds": [every client seed used with it, in order], "first_nonce",
+    "last_nonce" (None when no round used it), "revealed_at"}."""
+
+    revealed: dict[str, Any]
+    current: SeedsView
+
+
+@dataclass(frozen=True)
+class RoundView:
+    """A round's game recall.
+
+    ``war``: None or {"burns": [codes], "player_card", "dealer_card"}.
+    ``decision``: None or {"action": "surrender"|"war", "decided_by": "player"|"system"}.
+    ``bets`` / ``payouts``: {"ante", "tie_bet", "raise"} ints; a payout is the amount returned
+    to the wallet for that bet, stake included, as far as it is settled (while the round awaits
+    a decision only the tie bet is settled).
+    ``net``: the wallet's change from this round so far; ``balance_after``: the wallet after
+    the round's latest transaction.
+    ``fairness``: {"server_seed_hash", "client_seed", "nonce", "server_seed" (hex, None until
+    the seed is revealed by a rotation)}.
+    """
+
+    id: str
+    player_id: str
+    table_id: str
+    status: str
+    player_card: str
+    dealer_card: str
+    war: dict[str, Any] | None
+    decision: dict[str, str] | None
+    bets: dict[str, int]
+    payouts: dict[str, int]
+    net: int
+    balance_after: int
+    currency: str
+    fairness: dict[str, Any]
+    transaction_ids: list[int]
+    created_at: datetime
+    settled_at: datetime | None
+    rules: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class StoredResponse:
+    """A successful response remembered under an idempotency key."""
+
+    status: int
+    body: dict[str, Any]
