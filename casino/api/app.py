@@ -1,0 +1,106 @@
+"""Build the Flask application: configuration, database, API, errors, throttling, docs."""
+
+from __future__ import annotations
+
+import logging
+import os
+import uuid
+from collections.abc import Mapping
+from typing import Any
+
+from flask import Flask, request
+from flask_limiter import Limiter
+from flask_limiter.util import get_remote_address
+from werkzeug.middleware.proxy_fix import ProxyFix
+from werkzeug.routing import BaseConverter, ValidationError
+
+import config as config_module
+from casino.api import database, docs, errors, resources
+from casino.api.json_body import require_json_media_type
+from casino.api.logging_filters import install as install_log_filters
+from casino.api.openapi import CasinoApi, register_security
+
+# Endpoints that never count as, nor are blocked by, failed authentications.
+_UNTHROTTLED = frozenset(
+    {
+        "health.Health",
+        "health.Ready",
+        "api-docs.openapi_json",
+        "docs.page",
+        "docs.asset",
+        "docs.init_script",
+    }
+)
+
+
+class UUIDStringConverter(BaseConverter):
+    """A UUID path segment as its canonical lowercase string; anything else is a 404."""
+
+    regex = r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}"
+
+    def to_python(self, value: str) -> str:
+        try:
+            return str(uuid.UUID(value))
+        except ValueError:
+            raise ValidationError() from None
+
+    def to_url(self, value: Any) -> str:
+        return str(value)
+
+
+def _settings(config: str | type | None, environ: Mapping[str, str]) -> tuple[type, dict]:
+    cls = config_module.resolve(config, environ)
+    load = getattr(cls, "load", None)
+    return cls, (load(environ) if callable(load) else {})
+
+
+def build(config: str | type | None = None) -> Flask:
+    environ = os.environ
+    cls, settings = _settings(config, environ)
+
+    app = Flask("casino", instance_relative_config=True, static_folder=None)
+    app.config.from_object(cls)
+    app.config.update(settings)
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+    app.url_map.converters["uuid_str"] = UUIDStringConverter
+    # Trailing-slash redirects would turn a POST into a confusing 308; be exact instead.
+    app.url_map.strict_slashes = True
+
+    if app.config.get("PROXY_FIX_X_FOR"):
+        app.wsgi_app = ProxyFix(  # type: ignore[method-assign]
+            app.wsgi_app, x_for=int(app.config["PROXY_FIX_X_FOR"])
+        )
+
+    _configure_logging(app)
+    database.init_app(app)
+
+    api = CasinoApi(app)
+    api.register_converter(UUIDStringConverter, {"type": "string", "format": "uuid"})
+    register_security(api)
+    resources.register(api)
+    app.register_blueprint(docs.bp)
+    errors.register(app)
+    _init_throttling(app)
+    app.before_request(require_json_media_type)
+    return app
+
+
+def _init_throttling(app: Flask) -> None:
+    """Count failed authentications per client address; too many -> 429 rate_limited."""
+    limiter = Limiter(
+        key_func=get_remote_address,
+        storage_uri=app.config["RATELIMIT_STORAGE_URI"],
+        application_limits=[app.config["AUTH_FAILURE_LIMIT"]],
+        application_limits_deduct_when=lambda response: response.status_code == 401,
+        application_limits_exempt_when=lambda: request.endpoint in _UNTHROTTLED,
+        headers_enabled=False,
+        enabled=bool(app.config.get("RATELIMIT_ENABLED", True)),
+    )
+    limiter.init_app(app)
+    app.extensions["casino.limiter"] = limiter
+
+
+def _configure_logging(app: Flask) -> None:
+    level = getattr(logging, str(app.config.get("LOG_LEVEL", "INFO")), logging.INFO)
+    logging.getLogger("casino").setLevel(level)
+    install_log_filters()

@@ -1,0 +1,123 @@
+"""``Idempotency-Key`` on money-moving POSTs: one unit of work per request.
+
+``begin`` (replay a stored response, or refuse a reused key / a request still running) ->
+the use case -> dump the response -> ``complete`` (store it) -> commit. The money movement
+and its idempotency record commit together or not at all, so a retry after any failure either
+replays the first success or runs the request for the first time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Callable
+from functools import wraps
+from typing import Any, TypeVar, cast
+
+import marshmallow as ma
+from flask import current_app, g, request
+from flask.wrappers import Response
+from sqlalchemy.exc import IntegrityError
+
+from casino.api.auth import current_principal
+from casino.api.database import unit_of_work
+from casino.api.errors import ApiError
+from casino.api.json_body import request_json
+from casino.api.openapi import add_doc, error_responses
+from casino.service import idempotency as service_idempotency
+from casino.service.uow import UnitOfWork
+from casino.service.views import StoredResponse
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+HEADER = "Idempotency-Key"
+REPLAYED_HEADER = "Idempotent-Replayed"
+_KEY = re.compile(r"[\x21-\x7e]{1,255}")
+
+_HEADER_DOC = {
+    "in": "header",
+    "name": HEADER,
+    "required": True,
+    "description": (
+        "Unique per operation (e.g. a UUID). A retry with the same key and body returns the "
+        "first response with Idempotent-Replayed: true; another body -> 422 "
+        "idempotency_key_reused; while the first still runs -> 409 request_in_progress."
+    ),
+    "schema": {"type": "string", "minLength": 1, "maxLength": 255},
+}
+
+
+def required(func: F) -> F:
+    """Refuse the request (400) before validating its body when the key is missing."""
+
+    @wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        key = request.headers.get(HEADER)
+        if key is None or not key.strip():
+            raise ApiError(
+                400,
+                "idempotency_key_required",
+                f"This request moves money: send an {HEADER} header (e.g. a fresh UUID).",
+            )
+        if not _KEY.fullmatch(key.strip()):
+            raise ApiError(
+                400,
+                "idempotency_key_invalid",
+                f"{HEADER} must be 1 to 255 visible ASCII characters.",
+            )
+        g.idempotency_key = key.strip()
+        return func(*args, **kwargs)
+
+    add_doc(wrapper, parameters=[_HEADER_DOC], responses=error_responses(400, 409))
+    return cast(F, wrapper)
+
+
+def fingerprint() -> str:
+    """What makes two requests 'the same': method, path and the canonical JSON body."""
+    body = request_json()
+    canonical = json.dumps(
+        None if body is ma.missing else body,
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
+    material = f"{request.method}\n{request.path}\n{canonical}".encode()
+    return hashlib.sha256(material).hexdigest()
+
+
+def _json(body: Any, status: int, *, replayed: bool) -> Response:
+    response = current_app.response_class(
+        current_app.json.dumps(body), status=status, mimetype="application/json"
+    )
+    if replayed:
+        response.headers[REPLAYED_HEADER] = "true"
+    return response
+
+
+def _replay(stored: StoredResponse) -> Response:
+    return _json(stored.body, stored.status, replayed=True)
+
+
+def respond(status: int, schema: ma.Schema, use_case: Callable[[UnitOfWork], Any]) -> Response:
+    caller = current_principal().subject
+    key: str = g.idempotency_key
+    print_ = fingerprint()
+    try:
+        with unit_of_work() as uow:
+            stored = service_idempotency.begin(uow, caller, key, print_)
+            if stored is not None:
+                return _replay(stored)
+            body = schema.dump(use_case(uow))
+            service_idempotency.complete(uow, caller, key, print_, status, body)
+            uow.commit()
+    except IntegrityError:
+        # Without an advisory lock (SQLite) two requests with one key can both get past
+        # begin(); the loser's insert of the record fails and everything it did rolls back.
+        # The winner's stored response is then the answer to this request too.
+        with unit_of_work() as uow:
+            stored = service_idempotency.begin(uow, caller, key, print_)
+        if stored is None:
+            raise
+        return _replay(stored)
+    return _json(body, status, replayed=False)

@@ -1,0 +1,109 @@
+"""Strict, bounded parsing of request bodies, done once per request.
+
+The standard ``json`` module accepts NaN/Infinity, silently keeps the last of duplicate keys
+and raises RecursionError (not a decode error) on deeply nested input; each of those would be
+a 500 or an ambiguity on a money-moving request. Here they are all a 400 ``malformed_json``.
+The parsed document is cached on ``flask.g`` and shared by the argument parser and the
+idempotency fingerprint, so both see exactly the same value.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from flask import g, request
+from flask_smorest import Blueprint
+from webargs import core
+from webargs.flaskparser import FlaskParser
+
+from casino.api.errors import ApiError
+
+_MAX_DEPTH = 32
+_UNSET = object()
+
+
+def _no_constants(name: str) -> Any:
+    raise ValueError(f"{name} is not allowed")
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise ValueError(f"duplicate key {key!r}")
+        result[key] = value
+    return result
+
+
+def _depth(value: Any, limit: int) -> int:
+    """Nesting depth, iteratively so that hostile input cannot exhaust the stack."""
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return depth
+        deepest = max(deepest, depth)
+        if isinstance(node, dict):
+            stack.extend((child, depth + 1) for child in node.values())
+        elif isinstance(node, list):
+            stack.extend((child, depth + 1) for child in node)
+    return deepest
+
+
+def _malformed(reason: str) -> ApiError:
+    return ApiError(400, "malformed_json", f"The request body is not valid JSON: {reason}.")
+
+
+def parse(raw: bytes) -> Any:
+    try:
+        text = raw.decode("utf-8")
+        value = json.loads(text, parse_constant=_no_constants, object_pairs_hook=_unique_keys)
+    except RecursionError:
+        raise _malformed("nested too deeply") from None
+    except (UnicodeDecodeError, ValueError) as error:
+        reason = "not UTF-8" if isinstance(error, UnicodeDecodeError) else str(error)
+        raise _malformed(reason.split(":")[0]) from None
+    if _depth(value, _MAX_DEPTH) > _MAX_DEPTH:
+        raise _malformed("nested too deeply")
+    return value
+
+
+def request_json() -> Any:
+    """The parsed body of a JSON request, or ``core.missing`` when there is none."""
+    cached = g.get("_casino_json", _UNSET)
+    if cached is not _UNSET:
+        return cached
+    value: Any = core.missing
+    if core.is_json(request.mimetype):
+        raw = request.get_data(cache=True)
+        if raw.strip():
+            value = parse(raw)
+    g._casino_json = value
+    return value
+
+
+def require_json_media_type() -> None:
+    """A body on a write must be JSON (415 otherwise), and well-formed (400 otherwise)."""
+    if request.method not in ("POST", "PUT", "PATCH"):
+        return
+    has_body = bool(request.content_length) or bool(request.headers.get("Transfer-Encoding"))
+    if has_body and not core.is_json(request.mimetype):
+        raise ApiError(
+            415,
+            "unsupported_media_type",
+            "Request bodies must be JSON (Content-Type: application/json).",
+        )
+    request_json()
+
+
+class StrictParser(FlaskParser):
+    def _raw_load_json(self, req: Any) -> Any:
+        return request_json()
+
+
+class ApiBlueprint(Blueprint):
+    """flask-smorest Blueprint whose argument parser reads the strictly parsed body."""
+
+    ARGUMENTS_PARSER = StrictParser()

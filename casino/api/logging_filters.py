@@ -1,0 +1,54 @@
+"""Keep secrets out of logs: bearer tokens and server seeds never reach a log line.
+
+The API itself never logs headers or bodies, and the engine is created with
+``hide_parameters`` so SQL errors do not print bound values (token hashes, seeds). As a
+second line of defence every log record is scrubbed when it is created, whichever library
+logs it (werkzeug, gunicorn, SQLAlchemy...).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any
+
+_PATTERNS = (
+    # Authorization: Bearer <token>
+    (re.compile(r"(?i)(bearer\s+)[^\s'\",;]+"), r"\1[redacted]"),
+    # server_seed=..., 'server_seed': '...', "server_seed": "..." (not server_seed_hash)
+    (
+        re.compile(r"(?i)(server_seed['\"]?\s*[:=]\s*(?:b?['\"])?)[0-9a-fx\\]{16,}"),
+        r"\1[redacted]",
+    ),
+    # token=..., 'token': '...'
+    (re.compile(r"(?i)(\btoken['\"]?\s*[:=]\s*['\"]?)[^\s'\",;&]+"), r"\1[redacted]"),
+)
+_installed = False
+
+
+def redact(text: str) -> str:
+    for pattern, replacement in _PATTERNS:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def install() -> None:
+    """Wrap the log record factory once per process."""
+    global _installed
+    if _installed:
+        return
+    previous = logging.getLogRecordFactory()
+
+    def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
+        record = previous(*args, **kwargs)
+        try:
+            message = record.getMessage()
+        except Exception:  # a broken format string is the logger's problem, not ours
+            return record
+        cleaned = redact(message)
+        if cleaned != message:
+            record.msg, record.args = cleaned, None
+        return record
+
+    logging.setLogRecordFactory(factory)
+    _installed = True

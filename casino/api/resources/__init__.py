@@ -1,0 +1,21 @@
+"""One flask-smorest blueprint per resource, all under /api/v1."""
+
+from __future__ import annotations
+
+from flask_smorest import Api
+
+from casino.api.resources import health, players, rounds, seeds, tables, wallets
+
+BLUEPRINTS = (
+    health.blp,
+    players.blp,
+    wallets.blp,
+    seeds.blp,
+    tables.blp,
+    rounds.blp,
+)
+
+
+def register(api: Api) -> None:
+    for blueprint in BLUEPRINTS:
+        api.register_blueprint(blueprint)

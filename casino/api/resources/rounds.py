@@ -1,0 +1,114 @@
+"""Casino War rounds: bet, decide, recall."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask.views import MethodView
+from flask.wrappers import Response
+from marshmallow import RAISE
+
+from casino.api import idempotency
+from casino.api.auth import (
+    OPERATOR,
+    PLAYER,
+    acting_player_id,
+    current_principal,
+    player_not_found,
+    requires,
+    scope_player_id,
+)
+from casino.api.json_body import ApiBlueprint
+from casino.api.openapi import error_responses
+from casino.api.resources._uow import read
+from casino.api.schemas import (
+    BetSchema,
+    DecisionSchema,
+    RoundPageSchema,
+    RoundSchema,
+    RoundsQuerySchema,
+)
+from casino.service import rounds as round_service
+from casino.service.views import Page, RoundView
+
+blp = ApiBlueprint("rounds", __name__, url_prefix="/api/v1/rounds", description="Rounds")
+
+
+@blp.route("")
+class Rounds(MethodView):
+    @requires(PLAYER)
+    @idempotency.required
+    @blp.arguments(BetSchema)
+    @blp.response(201, RoundSchema)
+    @blp.doc(responses=error_responses(404, 409, 422))
+    def post(self, data: dict[str, Any]) -> Response:
+        """Bet: the ante (and an optional tie bet) leave the wallet and two cards are dealt.
+
+        A tie leaves the round awaiting a decision; anything else settles it at once.
+        409 insufficient_funds; 409 round_in_progress (with round_id) while another round
+        awaits a decision; 422 invalid_bet codes for stakes the table does not take.
+        """
+        player_id = acting_player_id()
+        return idempotency.respond(
+            201,
+            RoundSchema(),
+            lambda uow: round_service.place_bet(
+                uow, player_id, data["table_id"], data["ante"], data["tie_bet"]
+            ),
+        )
+
+    @requires(OPERATOR, PLAYER)
+    @blp.arguments(RoundsQuerySchema, location="query", unknown=RAISE)
+    @blp.response(200, RoundPageSchema)
+    @blp.doc(responses=error_responses(404, 422))
+    def get(self, query: dict[str, Any]) -> Page[RoundView]:
+        """Rounds, newest first: a player's own; an operator's all (filter by player_id)."""
+        wanted = query.get("player_id")
+        scope = scope_player_id()
+        if scope is not None:
+            if wanted is not None and wanted != scope:
+                raise player_not_found(wanted)
+            wanted = scope
+        return read(
+            lambda uow: round_service.list_rounds(
+                uow, wanted, query.get("status"), query.get("cursor"), query["limit"]
+            )
+        )
+
+
+@blp.route("/<uuid_str:round_id>")
+class Round(MethodView):
+    @requires(OPERATOR, PLAYER)
+    @blp.response(200, RoundSchema)
+    @blp.doc(responses=error_responses(404))
+    def get(self, round_id: str) -> RoundView:
+        """A round's full recall: cards, war, decision, bets, payouts and fairness data."""
+        scope = scope_player_id()
+        return read(lambda uow: round_service.get_round(uow, round_id, scope))
+
+
+@blp.route("/<uuid_str:round_id>/decision")
+class RoundDecision(MethodView):
+    @requires(PLAYER)
+    @idempotency.required
+    @blp.arguments(DecisionSchema)
+    @blp.response(200, RoundSchema)
+    @blp.doc(responses=error_responses(404, 409, 422))
+    def post(self, data: dict[str, Any], round_id: str) -> Response:
+        """Surrender (half the ante back) or go to war (raise = ante) on a tied round.
+
+        409 round_not_awaiting_decision; 409 insufficient_funds for the raise (the round
+        stays open).
+        """
+        principal = current_principal()
+        return idempotency.respond(
+            200,
+            RoundSchema(),
+            lambda uow: round_service.decide(
+                uow,
+                round_id,
+                data["action"],
+                player_id=principal.player_id,
+                decided_by="player",
+            ),
+        )

@@ -1,0 +1,62 @@
+"""Provably fair seeds of a player: commitment, client seed, rotation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask.views import MethodView
+
+from casino.api.auth import OPERATOR, PLAYER, acting_player_id, ensure_visible_player, requires
+from casino.api.json_body import ApiBlueprint
+from casino.api.openapi import error_responses
+from casino.api.resources._uow import read, write
+from casino.api.schemas import ClientSeedSchema, RotationSchema, SeedsSchema
+from casino.service import seeds as seed_service
+from casino.service.views import RotationView, SeedsView
+
+blp = ApiBlueprint(
+    "seeds", __name__, url_prefix="/api/v1/players", description="Provably fair seeds"
+)
+
+
+def _own(player_id: str) -> str:
+    """The acting player, which must be the one named in the path (404 otherwise)."""
+    ensure_visible_player(player_id)
+    return acting_player_id()
+
+
+@blp.route("/<uuid_str:player_id>/seeds")
+class Seeds(MethodView):
+    @requires(OPERATOR, PLAYER)
+    @blp.response(200, SeedsSchema)
+    @blp.doc(responses=error_responses(404))
+    def get(self, player_id: str) -> SeedsView:
+        """The commitment to the active server seed, the client seed and the next nonce."""
+        ensure_visible_player(player_id)
+        return read(lambda uow: seed_service.get_seeds(uow, player_id))
+
+
+@blp.route("/<uuid_str:player_id>/seeds/client")
+class ClientSeed(MethodView):
+    @requires(PLAYER)
+    @blp.arguments(ClientSeedSchema)
+    @blp.response(200, SeedsSchema)
+    @blp.doc(responses=error_responses(404, 409, 422))
+    def put(self, data: dict[str, Any], player_id: str) -> SeedsView:
+        """Choose the client seed used from the next round on (1-64 printable ASCII)."""
+        own = _own(player_id)
+        return write(lambda uow: seed_service.set_client_seed(uow, own, data["client_seed"]))
+
+
+@blp.route("/<uuid_str:player_id>/seeds/rotate")
+class Rotate(MethodView):
+    @requires(PLAYER)
+    @blp.response(200, RotationSchema)
+    @blp.doc(responses=error_responses(404, 409))
+    def post(self, player_id: str) -> RotationView:
+        """Reveal the active server seed and commit to a new one.
+
+        409 round_in_progress while a round awaits a decision.
+        """
+        own = _own(player_id)
+        return write(lambda uow: seed_service.rotate_seed(uow, own))

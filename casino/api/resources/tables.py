@@ -1,0 +1,85 @@
+"""Casino War tables: everyone reads them; operators create and change them."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from flask.views import MethodView
+from marshmallow import RAISE
+
+from casino.api.auth import OPERATOR, PLAYER, requires
+from casino.api.fields import TABLE_ID_PATTERN
+from casino.api.json_body import ApiBlueprint
+from casino.api.openapi import error_responses
+from casino.api.resources._uow import read, write
+from casino.api.schemas import (
+    PageQuerySchema,
+    TableCreateSchema,
+    TablePageSchema,
+    TableSchema,
+    TableUpdateSchema,
+)
+from casino.engine.casino_war import TableRules
+from casino.service import tables as table_service
+from casino.service.errors import Invalid
+from casino.service.views import Page, TableView
+
+TABLE_ID = re.compile(TABLE_ID_PATTERN)
+
+blp = ApiBlueprint("tables", __name__, url_prefix="/api/v1/tables", description="Tables")
+
+
+@blp.route("")
+class Tables(MethodView):
+    @requires(OPERATOR, PLAYER)
+    @blp.arguments(PageQuerySchema, location="query", unknown=RAISE)
+    @blp.response(200, TablePageSchema)
+    @blp.doc(responses=error_responses(422))
+    def get(self, query: dict[str, Any]) -> Page[TableView]:
+        """Tables in id order with their rules and exact theoretical RTP."""
+        return _page(read(table_service.list_tables), query.get("cursor"), query["limit"])
+
+    @requires(OPERATOR)
+    @blp.arguments(TableCreateSchema)
+    @blp.response(201, TableSchema)
+    @blp.doc(responses=error_responses(409, 422))
+    def post(self, data: dict[str, Any]) -> TableView:
+        """Open a table; omitted rules take the defaults (6 decks, ante 100-500000 ...)."""
+        rules = TableRules.from_dict(data["rules"])
+        return write(
+            lambda uow: table_service.create_table(uow, data["id"], data["currency"], rules)
+        )
+
+
+@blp.route("/<table_id>")
+class Table(MethodView):
+    @requires(OPERATOR, PLAYER)
+    @blp.response(200, TableSchema)
+    @blp.doc(responses=error_responses(404))
+    def get(self, table_id: str) -> TableView:
+        """One table."""
+        return read(lambda uow: table_service.get_table(uow, table_id))
+
+    @requires(OPERATOR)
+    @blp.arguments(TableUpdateSchema)
+    @blp.response(200, TableSchema)
+    @blp.doc(responses=error_responses(404, 422))
+    def patch(self, changes: dict[str, Any], table_id: str) -> TableView:
+        """Change rules (merged into the current ones) or open/close the table.
+
+        Rounds already started keep the rules they started under.
+        """
+        return write(lambda uow: table_service.update_table(uow, table_id, changes))
+
+
+def _page(tables: list[TableView], cursor: str | None, limit: int) -> Page[TableView]:
+    """Tables are few: page over the full list, the cursor being the last id seen."""
+    ordered = sorted(tables, key=lambda table: table.id)
+    if cursor is not None:
+        if not TABLE_ID.match(cursor):
+            raise Invalid("The cursor is not valid.", code="invalid_cursor")
+        ordered = [table for table in ordered if table.id > cursor]
+    items = ordered[:limit]
+    next_cursor = items[-1].id if len(ordered) > limit else None
+    return Page(items=items, next_cursor=next_cursor)

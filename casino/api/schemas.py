@@ -1,0 +1,296 @@
+"""Request and response schemas. Requests reject unknown fields (marshmallow RAISE)."""
+
+from __future__ import annotations
+
+import marshmallow as ma
+from marshmallow import validate
+
+from casino.api.fields import (
+    MAX_AMOUNT,
+    Amount,
+    Currency,
+    StrictBoolean,
+    StrictInteger,
+    TableId,
+    Text,
+    UUIDString,
+)
+
+ROUND_STATUSES = ("awaiting_decision", "settled")
+DECISIONS = ("surrender", "war")
+
+
+class RequestSchema(ma.Schema):
+    class Meta:
+        unknown = ma.RAISE
+
+
+# ---------------------------------------------------------------- pagination
+
+
+class PageQuerySchema(RequestSchema):
+    cursor = ma.fields.String(
+        validate=validate.Length(min=1, max=512),
+        metadata={"description": "Opaque cursor from a previous page's next_cursor"},
+    )
+    limit = ma.fields.Integer(
+        load_default=50,
+        validate=validate.Range(min=1, max=200),
+        metadata={"description": "Items per page, 1 to 200"},
+    )
+
+
+# ---------------------------------------------------------------- players
+
+
+class PlayerCreateSchema(RequestSchema):
+    external_ref = Text(200, required=True, metadata={"description": "Your id for the player"})
+    display_name = Text(100, load_default=None, allow_none=True)
+
+
+class PlayerSchema(ma.Schema):
+    id = ma.fields.String()
+    external_ref = ma.fields.String()
+    display_name = ma.fields.String(allow_none=True)
+    created_at = ma.fields.DateTime()
+
+
+class PlayerCreatedSchema(PlayerSchema):
+    token = ma.fields.String(
+        metadata={"description": "The player's bearer token. Shown once; only its hash is kept."}
+    )
+
+
+# ---------------------------------------------------------------- wallets and ledger
+
+
+class MoneyMovementSchema(RequestSchema):
+    currency = Currency(required=True)
+    amount = Amount(required=True)
+    reference = Text(200, required=True, metadata={"description": "Your payment reference"})
+
+
+class WalletSchema(ma.Schema):
+    currency = ma.fields.String()
+    balance = ma.fields.Integer()
+
+
+class PostingSchema(ma.Schema):
+    account = ma.fields.String(
+        metadata={"description": "wallet:<player_id>, house, in_play or cash"}
+    )
+    amount = ma.fields.Integer(metadata={"description": "Positive = credit to the account"})
+
+
+class TransactionSchema(ma.Schema):
+    id = ma.fields.Integer()
+    kind = ma.fields.String(metadata={"description": "deposit, withdrawal, stake, raise, ..."})
+    round_id = ma.fields.String(allow_none=True)
+    currency = ma.fields.String()
+    postings = ma.fields.List(ma.fields.Nested(PostingSchema))
+    balance_after = ma.fields.Integer(allow_none=True)
+    reference = ma.fields.String(allow_none=True)
+    created_at = ma.fields.DateTime()
+    hash = ma.fields.String(metadata={"description": "SHA-256 hash chaining the ledger"})
+
+
+class TransactionPageSchema(ma.Schema):
+    items = ma.fields.List(ma.fields.Nested(TransactionSchema))
+    next_cursor = ma.fields.String(allow_none=True)
+
+
+# ---------------------------------------------------------------- tables
+
+_RULE_LIMIT = validate.Range(min=0, max=MAX_AMOUNT)
+
+
+class RulesInputSchema(RequestSchema):
+    """Table rules; omitted ones take the engine's defaults (create) or stay (update)."""
+
+    decks = StrictInteger(validate=validate.Range(min=1, max=64))
+    min_ante = StrictInteger(validate=_RULE_LIMIT)
+    max_ante = StrictInteger(validate=_RULE_LIMIT)
+    bet_increment = StrictInteger(validate=_RULE_LIMIT)
+    max_tie_bet = StrictInteger(validate=_RULE_LIMIT)
+    tie_pays = StrictInteger(validate=validate.Range(min=0, max=1000))
+    war_tie_bonus = StrictBoolean()
+    surrender_allowed = StrictBoolean()
+
+
+class RulesSchema(ma.Schema):
+    decks = ma.fields.Integer()
+    min_ante = ma.fields.Integer()
+    max_ante = ma.fields.Integer()
+    bet_increment = ma.fields.Integer()
+    max_tie_bet = ma.fields.Integer()
+    tie_pays = ma.fields.Integer(metadata={"description": "Tie bet pays tie_pays to 1"})
+    war_tie_bonus = ma.fields.Boolean(
+        metadata={"description": "A tie after going to war pays a bonus equal to the ante"}
+    )
+    surrender_allowed = ma.fields.Boolean()
+
+
+class TableCreateSchema(RequestSchema):
+    id = TableId(required=True)
+    currency = Currency(required=True)
+    rules = ma.fields.Nested(RulesInputSchema, load_default=dict)
+
+
+class TableUpdateSchema(RequestSchema):
+    rules = ma.fields.Nested(RulesInputSchema)
+    active = StrictBoolean()
+
+    @ma.validates_schema
+    def _not_empty(self, data: dict[str, object], **_: object) -> None:
+        if not data:
+            raise ma.ValidationError("Give at least one of: rules, active.", "_schema")
+
+
+class RtpValueSchema(ma.Schema):
+    exact = ma.fields.String(metadata={"description": "Exact fraction p/q"})
+    value = ma.fields.Float()
+
+
+class RtpSchema(ma.Schema):
+    war = ma.fields.Nested(RtpValueSchema, metadata={"description": "Always go to war"})
+    surrender = ma.fields.Nested(RtpValueSchema, metadata={"description": "Always surrender"})
+    tie_bet = ma.fields.Nested(RtpValueSchema)
+
+
+class TableSchema(ma.Schema):
+    id = ma.fields.String()
+    currency = ma.fields.String()
+    rules = ma.fields.Nested(RulesSchema)
+    rtp = ma.fields.Nested(RtpSchema)
+    active = ma.fields.Boolean()
+    created_at = ma.fields.DateTime()
+    updated_at = ma.fields.DateTime()
+
+
+class TablePageSchema(ma.Schema):
+    items = ma.fields.List(ma.fields.Nested(TableSchema))
+    next_cursor = ma.fields.String(allow_none=True)
+
+
+# ---------------------------------------------------------------- seeds
+
+
+class ClientSeedSchema(RequestSchema):
+    client_seed = ma.fields.String(
+        required=True,
+        validate=[
+            validate.Length(min=1, max=64),
+            validate.Regexp(r"^[ -~]*\Z", error="Must be printable ASCII."),
+        ],
+    )
+
+
+class SeedsSchema(ma.Schema):
+    server_seed_hash = ma.fields.String(
+        metadata={"description": "SHA-256 commitment to the active server seed"}
+    )
+    client_seed = ma.fields.String()
+    next_nonce = ma.fields.Integer()
+
+
+class RevealedSeedSchema(ma.Schema):
+    server_seed = ma.fields.String(metadata={"description": "The retired server seed, hex"})
+    server_seed_hash = ma.fields.String()
+    client_seed = ma.fields.String()
+    client_seeds = ma.fields.List(ma.fields.String())
+    first_nonce = ma.fields.Integer()
+    last_nonce = ma.fields.Integer(allow_none=True)
+    revealed_at = ma.fields.DateTime()
+
+
+class RotationSchema(ma.Schema):
+    revealed = ma.fields.Nested(RevealedSeedSchema)
+    current = ma.fields.Nested(SeedsSchema)
+
+
+# ---------------------------------------------------------------- rounds
+
+
+class BetSchema(RequestSchema):
+    table_id = TableId(required=True)
+    ante = Amount(required=True)
+    tie_bet = StrictInteger(
+        load_default=0,
+        validate=validate.Range(min=0, max=MAX_AMOUNT),
+        metadata={"description": "0 (no tie bet) or integer minor units up to 10^12"},
+    )
+
+
+class DecisionSchema(RequestSchema):
+    action = ma.fields.String(required=True, validate=validate.OneOf(DECISIONS))
+
+
+class RoundsQuerySchema(PageQuerySchema):
+    status = ma.fields.String(validate=validate.OneOf(ROUND_STATUSES))
+    player_id = UUIDString(metadata={"description": "Operators only: one player's rounds"})
+
+
+BetsSchema = ma.Schema.from_dict(
+    {"ante": ma.fields.Integer(), "tie_bet": ma.fields.Integer(), "raise": ma.fields.Integer()},
+    name="Bets",
+)
+PayoutsSchema = ma.Schema.from_dict(
+    {"ante": ma.fields.Integer(), "tie_bet": ma.fields.Integer(), "raise": ma.fields.Integer()},
+    name="Payouts",
+)
+
+
+class WarSchema(ma.Schema):
+    burns = ma.fields.List(ma.fields.String())
+    player_card = ma.fields.String()
+    dealer_card = ma.fields.String()
+
+
+class RoundDecisionSchema(ma.Schema):
+    action = ma.fields.String(metadata={"description": "surrender or war"})
+    decided_by = ma.fields.String(metadata={"description": "player or system"})
+
+
+class FairnessSchema(ma.Schema):
+    server_seed_hash = ma.fields.String()
+    client_seed = ma.fields.String()
+    nonce = ma.fields.Integer()
+    server_seed = ma.fields.String(
+        allow_none=True, metadata={"description": "Null until revealed by a seed rotation"}
+    )
+
+
+class RoundSchema(ma.Schema):
+    id = ma.fields.String()
+    player_id = ma.fields.String()
+    table_id = ma.fields.String()
+    status = ma.fields.String(metadata={"description": "awaiting_decision or settled"})
+    player_card = ma.fields.String()
+    dealer_card = ma.fields.String()
+    war = ma.fields.Nested(WarSchema, allow_none=True)
+    decision = ma.fields.Nested(RoundDecisionSchema, allow_none=True)
+    bets = ma.fields.Nested(BetsSchema)
+    payouts = ma.fields.Nested(
+        PayoutsSchema,
+        metadata={"description": "Amount returned to the wallet per bet, stake included"},
+    )
+    net = ma.fields.Integer(metadata={"description": "The wallet's change from this round"})
+    balance_after = ma.fields.Integer()
+    currency = ma.fields.String()
+    fairness = ma.fields.Nested(FairnessSchema)
+    transaction_ids = ma.fields.List(ma.fields.Integer())
+    created_at = ma.fields.DateTime()
+    settled_at = ma.fields.DateTime(allow_none=True)
+    rules = ma.fields.Nested(RulesSchema, metadata={"description": "Rules snapshot"})
+
+
+class RoundPageSchema(ma.Schema):
+    items = ma.fields.List(ma.fields.Nested(RoundSchema))
+    next_cursor = ma.fields.String(allow_none=True)
+
+
+# ---------------------------------------------------------------- health
+
+
+class HealthSchema(ma.Schema):
+    status = ma.fields.String()
