@@ -70,7 +70,7 @@ def hmac_sha256(key: bytes, message: bytes) -> bytes:
     inner.update(message)
     outer = outer_start.copy()
     outer.update(inner.digest())
-    return outer.digest()  # type: ignore[no-any-return]
+    return outer.digest()
 
 
 def new_server_seed() -> bytes:
