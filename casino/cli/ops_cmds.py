@@ -1,7 +1,168 @@
+"""Operations commands: migrations, demo data, operator tokens, the audit, stale rounds."""
+
 from __future__ import annotations
 
+import re
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import timedelta
+
 import click
+
+_DURATION = re.compile(r"(\d+)\s*([smhdw])")
+_UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+
+
+def parse_duration(text: str) -> timedelta:
+    """``24h``, ``90m``, ``1d12h``, ``3600s`` (a bare number is seconds)."""
+    value = text.strip().lower()
+    if value.isdigit():
+        return timedelta(seconds=int(value))
+    parts = _DURATION.findall(value)
+    if not parts or _DURATION.sub("", value).strip():
+        raise click.BadParameter(f"not a duration: {text!r} (use e.g. 24h, 90m, 1d)")
+    total = timedelta()
+    for amount, unit in parts:
+        total += timedelta(**{_UNITS[unit]: int(amount)})
+    return total
+
+
+def _url(url: str | None) -> str:
+    from casino.db import database_url
+
+    return url or database_url()
+
+
+@contextmanager
+def _unit_of_work(url: str | None) -> Iterator[object]:
+    from casino.db.session import make_engine, make_session_factory
+    from casino.service.uow import UnitOfWork
+
+    engine = make_engine(_url(url))
+    try:
+        with UnitOfWork(make_session_factory(engine)) as uow:
+            yield uow
+    finally:
+        engine.dispose()
+
+
+_db_option = click.option(
+    "--database-url",
+    "url",
+    default=None,
+    help="Database URL (default: env DATABASE_URL, else sqlite:///instance/casino.db).",
+)
+
+
+@click.command("db-upgrade")
+@_db_option
+@click.option("--revision", default="head", show_default=True)
+def db_upgrade(url: str | None, revision: str) -> None:
+    """Apply the database migrations."""
+    from casino.db.migrate import upgrade
+
+    target = _url(url)
+    upgrade(target, revision)
+    click.echo(f"database at {revision}: {_safe(target)}")
+
+
+@click.command("seed-demo")
+@_db_option
+def seed_demo(url: str | None) -> None:
+    """Create the demo tables, an operator token and a funded demo player; print them."""
+    from casino.service.demo import seed_demo as run_seed
+
+    with _unit_of_work(url) as uow:
+        data = run_seed(uow)  # type: ignore[arg-type]
+        uow.commit()  # type: ignore[attr-defined]
+    player = data["player"]
+    wallet = data["wallet"]
+    click.echo(f"tables:          {', '.join(data['tables'])}")
+    click.echo(f"operator token:  {data['operator_token']}")
+    click.echo(f"demo player:     {player['id']} ({player['external_ref']})")
+    click.echo(f"player token:    {player['token']}")
+    click.echo(f"wallet:          {wallet['balance']} {wallet['currency']} minor units")
+
+
+@click.command("create-operator-token")
+@_db_option
+@click.option("--name", default="operator", show_default=True, help="A label for the token.")
+def create_operator_token(url: str | None, name: str) -> None:
+    """Create an operator bearer token; it is printed once and stored only as a hash."""
+    from casino.service.auth import create_operator_token as create
+
+    with _unit_of_work(url) as uow:
+        token = create(uow, name)  # type: ignore[arg-type]
+        uow.commit()  # type: ignore[attr-defined]
+    click.echo(token)
+
+
+@click.command("audit")
+@_db_option
+def audit(url: str | None) -> None:
+    """Check the ledger and replay every round; exit 1 on any mismatch."""
+    from casino.ledger.audit import format_report, run_audit
+
+    with _unit_of_work(url) as uow:
+        report = run_audit(uow.session)  # type: ignore[attr-defined]
+    click.echo(format_report(report))
+    if not report.ok:
+        sys.exit(1)
+
+
+@click.command("resolve-stale")
+@_db_option
+@click.option(
+    "--older-than",
+    "older_than",
+    default="24h",
+    show_default=True,
+    help="Age of rounds to settle, e.g. 24h, 90m, 2d.",
+)
+def resolve_stale(url: str | None, older_than: str) -> None:
+    """Settle rounds left awaiting a decision: war if the raise is affordable, else
+    surrender, recorded as decided by the system."""
+    from casino.service.rounds import resolve_stale as resolve
+
+    age = parse_duration(older_than)
+    with _unit_of_work(url) as uow:
+        rounds = resolve(uow, age)  # type: ignore[arg-type]
+        uow.commit()  # type: ignore[attr-defined]
+    for view in rounds:
+        action = view.decision["action"] if view.decision else "-"
+        click.echo(f"{view.id}  player {view.player_id}  {action}  net {view.net}")
+    click.echo(f"{len(rounds)} round(s) resolved")
+
+
+@click.command("purge-idempotency")
+@_db_option
+@click.option("--older-than", "older_than", default="24h", show_default=True)
+def purge_idempotency(url: str | None, older_than: str) -> None:
+    """Forget idempotency records older than the given age (at least 24h)."""
+    from casino.service.idempotency import purge_idempotency as purge
+
+    with _unit_of_work(url) as uow:
+        removed = purge(uow, parse_duration(older_than))  # type: ignore[arg-type]
+        uow.commit()  # type: ignore[attr-defined]
+    click.echo(f"{removed} record(s) removed")
+
+
+def _safe(url: str) -> str:
+    """The URL without its password, for printing."""
+    from sqlalchemy.engine import make_url
+
+    return make_url(url).render_as_string(hide_password=True)
 
 
 def register(group: click.Group) -> None:
     """Add this module's commands to ``group``."""
+    for command in (
+        db_upgrade,
+        seed_demo,
+        create_operator_token,
+        audit,
+        resolve_stale,
+        purge_idempotency,
+    ):
+        group.add_command(command)

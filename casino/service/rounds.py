@@ -1,21 +1,241 @@
-"""Casino War rounds: bet, decision, recall, listing, resolving abandoned rounds."""
+"""Casino War rounds: bet, decision, recall, listing, resolving abandoned rounds.
+
+A round row stores only what rebuilds it: the rules snapshot, the seeds and nonce, the bets
+and the decision. The cards are re-dealt from the seeds whenever the round is played on (the
+decision) and by the audit, so the stored cards and payouts are a record, not an input.
+
+Money (see ``casino.ledger``): at the bet, ``stake`` moves ante + tie bet from the wallet to
+in-play; a ``settlement`` then returns what is settled: the tie bet at once on the first two
+cards, the ante when the round ends. Going to war first posts a ``raise`` (wallet -> in-play).
+"""
 
 from __future__ import annotations
 
-from datetime import timedelta
-from typing import TYPE_CHECKING, Literal
+import uuid
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any, Literal, cast
 
+from sqlalchemy import Table, select, update
+from sqlalchemy.exc import IntegrityError
+
+from casino.db.models import (
+    AWAITING_DECISION,
+    SETTLED,
+    LedgerTransaction,
+    Round,
+    ServerSeed,
+    as_utc,
+    utcnow,
+)
+from casino.engine.casino_war import (
+    CasinoWarRound,
+    Decision,
+    RoundStatus,
+    TableRules,
+    deal_casino_war,
+)
+from casino.engine.errors import IllegalAction
+from casino.ledger.accounts import SystemAccounts, find_wallet, system_accounts
+from casino.ledger.errors import InsufficientFunds
+from casino.ledger.posting import Ledger, Leg, ledger_for, transfer
+from casino.service.common import (
+    clamp_limit,
+    decode_cursor,
+    encode_cursor,
+    insufficient_funds,
+    player_exists,
+)
+from casino.service.errors import Conflict, Invalid, NotFound
+from casino.service.seeds import open_round_id
+from casino.service.tables import require_table
 from casino.service.uow import UnitOfWork
-from casino.service.views import Page, RoundView
+from casino.service.views import ROUND_STATUSES, Page, RoundView
 
-if TYPE_CHECKING:
-    from casino.engine.casino_war import Decision
+DecidedBy = Literal["player", "system"]
+
+
+# --- money ----------------------------------------------------------------------------------
+
+
+def settlement_legs(
+    accounts: SystemAccounts, wallet: int, stakes: list[tuple[int, int]]
+) -> list[Leg]:
+    """Legs settling (stake, payout) pairs: returned stakes in-play -> wallet, lost stakes
+    in-play -> house, winnings house -> wallet. Transfers between the same two accounts are
+    added up, so a settlement has at most three of them."""
+    returned = lost = won = 0
+    for stake, payout in stakes:
+        returned += min(stake, payout)
+        lost += max(stake - payout, 0)
+        won += max(payout - stake, 0)
+    return (
+        transfer(accounts.in_play, wallet, returned)
+        + transfer(accounts.in_play, accounts.house, lost)
+        + transfer(accounts.house, wallet, won)
+    )
+
+
+def _settle(
+    ledger: Ledger,
+    accounts: SystemAccounts,
+    wallet: int,
+    row: Round,
+    stakes: list[tuple[int, int]],
+) -> int | None:
+    legs = settlement_legs(accounts, wallet, stakes)
+    if not legs:
+        return None
+    tx = ledger.post(
+        "settlement",
+        row.currency,
+        legs,
+        wallet_id=wallet,
+        player_id=row.player_id,
+        round_id=row.id,
+    )
+    return tx.wallet_balance_after
+
+
+# --- engine ---------------------------------------------------------------------------------
+
+
+def rebuild(row: Round, server_seed: bytes) -> CasinoWarRound:
+    """The engine's round for a stored round, re-dealt from its seeds."""
+    rules = TableRules.from_dict(row.rules)
+    deal = deal_casino_war(server_seed, row.client_seed, int(row.nonce), rules.decks)
+    return CasinoWarRound.start(rules, deal, int(row.ante), int(row.tie_bet))
+
+
+def _claim_nonce(uow: UnitOfWork, player_id: str) -> tuple[int, bytes, str, int]:
+    """Take the next nonce of the player's active seed; the row lock it takes serialises the
+    player's bets, so the open-round check that follows sees every committed round."""
+    table = cast(Table, ServerSeed.__table__)
+    for _ in range(3):
+        row = uow.session.execute(
+            update(table)
+            .where(table.c.player_id == player_id, table.c.active.is_(True))
+            .values(next_nonce=table.c.next_nonce + 1)
+            .returning(table.c.id, table.c.seed, table.c.client_seed, table.c.next_nonce)
+        ).one_or_none()
+        if row is not None:
+            return int(row.id), bytes(row.seed), str(row.client_seed), int(row.next_nonce) - 1
+        # A rotation committed between our snapshot and the update: the next statement sees
+        # the new active seed.
+        player_exists(uow.session, player_id)
+    raise Conflict("the player's seeds are being rotated; retry", code="seed_rotation_in_progress")
+
+
+# --- use cases ------------------------------------------------------------------------------
 
 
 def place_bet(
     uow: UnitOfWork, player_id: str, table_id: str, ante: int, tie_bet: int = 0
 ) -> RoundView:
-    raise NotImplementedError
+    session = uow.session
+    table = require_table(uow, table_id)
+    if not table.active:
+        raise Conflict("the table is closed", code="table_inactive")
+    rules = TableRules.from_dict(table.rules)
+    rules.validate_bet(ante, tie_bet)
+    seed_id, server_seed, client_seed, nonce = _claim_nonce(uow, player_id)
+    pending = open_round_id(uow, player_id)
+    if pending is not None:
+        raise _round_in_progress(pending)
+    currency = table.currency
+    wallet = find_wallet(session, player_id, currency)
+    if wallet is None:
+        raise insufficient_funds(ante + tie_bet, currency)
+    game = CasinoWarRound.start(
+        rules, deal_casino_war(server_seed, client_seed, nonce, rules.decks), ante, tie_bet
+    )
+    round_id = str(uuid.uuid4())
+    accounts = system_accounts(session, currency)
+    ledger = ledger_for(session)
+    try:
+        stake = ledger.post(
+            "stake",
+            currency,
+            transfer(wallet, accounts.in_play, ante + tie_bet),
+            wallet_id=wallet,
+            player_id=player_id,
+            round_id=round_id,
+        )
+    except InsufficientFunds:
+        raise insufficient_funds(ante + tie_bet, currency) from None
+    now = utcnow()
+    row = Round(
+        id=round_id,
+        player_id=player_id,
+        table_id=table.id,
+        currency=currency,
+        rules=rules.to_dict(),
+        status=game.status.value,
+        server_seed_id=seed_id,
+        client_seed=client_seed,
+        nonce=nonce,
+        ante=ante,
+        tie_bet=tie_bet,
+        raise_amount=0,
+        player_card=game.deal.player.code,
+        dealer_card=game.deal.dealer.code,
+        war=None,
+        decision=None,
+        decided_by=None,
+        ante_payout=0,
+        tie_bet_payout=game.tie_bet_payout,
+        raise_payout=0,
+        net=0,
+        balance_after=0,
+        created_at=now,
+        settled_at=None,
+    )
+    if game.status is RoundStatus.SETTLED:
+        result = game.result
+        row.ante_payout = result.payouts.ante
+        row.tie_bet_payout = result.payouts.tie_bet
+        row.net = result.net
+        row.settled_at = now
+        stakes = [(ante, result.payouts.ante), (tie_bet, result.payouts.tie_bet)]
+    else:
+        # Only the tie bet is settled now; the ante stays in play until the decision.
+        row.net = game.tie_bet_payout - ante - tie_bet
+        stakes = [(tie_bet, game.tie_bet_payout)]
+    balance_after = _settle(ledger, accounts, wallet, row, stakes)
+    if balance_after is None:
+        balance_after = stake.wallet_balance_after
+    assert balance_after is not None
+    row.balance_after = balance_after
+    try:
+        session.add(row)
+        session.flush()
+    except IntegrityError:
+        # Only reachable if the open-round check above was raced; the index is the real guard.
+        # The request is refused, so its transaction is discarded before looking the round up.
+        session.rollback()
+        raise _round_in_progress(open_round_id(uow, player_id)) from None
+    ledger.flush()
+    return _views(uow, [row])[0]
+
+
+def _round_in_progress(round_id: str | None) -> Conflict:
+    return Conflict(
+        "a round awaits a decision; decide it first",
+        code="round_in_progress",
+        round_id=round_id,
+    )
+
+
+def _load_for_update(uow: UnitOfWork, round_id: str, player_id: str | None) -> Round:
+    row = None
+    if _is_uuid(round_id):
+        row = uow.session.scalars(
+            select(Round).where(Round.id == round_id).with_for_update()
+        ).one_or_none()
+    if row is None or (player_id is not None and row.player_id != player_id):
+        raise NotFound("no such round", code="round_not_found")
+    return row
 
 
 def decide(
@@ -24,13 +244,92 @@ def decide(
     action: Decision | str,
     *,
     player_id: str | None,
-    decided_by: Literal["player", "system"] = "player",
+    decided_by: DecidedBy = "player",
 ) -> RoundView:
-    raise NotImplementedError
+    """Surrender or go to war on a round awaiting a decision.
+
+    ``player_id`` restricts the round to that player's (None: any, for operators/system).
+    War needs the raise (= ante) in the wallet, else Conflict(insufficient_funds) and the
+    round stays open.
+    """
+    try:
+        choice = Decision(action)
+    except ValueError:
+        raise Invalid(f"unknown decision {action!r}", code="unknown_decision") from None
+    if decided_by not in ("player", "system"):
+        raise ValueError(f"decided_by must be player or system, not {decided_by!r}")
+    row = _load_for_update(uow, round_id, player_id)
+    _settle_decision(uow, row, choice, decided_by)
+    ledger_for(uow.session).flush()
+    return _views(uow, [row])[0]
+
+
+def _settle_decision(uow: UnitOfWork, row: Round, choice: Decision, decided_by: DecidedBy) -> None:
+    if row.status != AWAITING_DECISION:
+        raise Conflict(
+            "the round is not awaiting a decision",
+            code="round_not_awaiting_decision",
+            round_id=row.id,
+        )
+    session = uow.session
+    seed = session.get(ServerSeed, row.server_seed_id)
+    assert seed is not None
+    game = rebuild(row, seed.seed)
+    try:
+        game.decide(choice)
+    except IllegalAction as exc:
+        if exc.code == "round_not_awaiting_decision":  # stored state and replay disagree
+            raise RuntimeError(f"round {row.id} is open but its deal is not a tie") from exc
+        raise
+    result = game.result
+    accounts = system_accounts(session, row.currency)
+    wallet = find_wallet(session, row.player_id, row.currency)
+    assert wallet is not None
+    ledger = ledger_for(session)
+    balance_after: int | None = None
+    if result.bets.raise_:
+        try:
+            tx = ledger.post(
+                "raise",
+                row.currency,
+                transfer(wallet, accounts.in_play, result.bets.raise_),
+                wallet_id=wallet,
+                player_id=row.player_id,
+                round_id=row.id,
+            )
+        except InsufficientFunds:
+            raise insufficient_funds(result.bets.raise_, row.currency) from None
+        balance_after = tx.wallet_balance_after
+    settled = _settle(
+        ledger,
+        accounts,
+        wallet,
+        row,
+        [(result.bets.ante, result.payouts.ante), (result.bets.raise_, result.payouts.raise_)],
+    )
+    if settled is not None:
+        balance_after = settled
+    now = utcnow()
+    row.status = SETTLED
+    row.decision = choice.value
+    row.decided_by = decided_by
+    row.raise_amount = result.bets.raise_
+    row.war = None if result.war is None else result.war.to_dict()
+    row.ante_payout = result.payouts.ante
+    row.raise_payout = result.payouts.raise_
+    row.tie_bet_payout = result.payouts.tie_bet
+    row.net = result.net
+    if balance_after is not None:
+        row.balance_after = balance_after
+    row.settled_at = now
+    session.flush()
 
 
 def get_round(uow: UnitOfWork, round_id: str, player_id: str | None) -> RoundView:
-    raise NotImplementedError
+    row = uow.session.get(Round, round_id) if _is_uuid(round_id) else None
+    if row is None or (player_id is not None and row.player_id != player_id):
+        raise NotFound("no such round", code="round_not_found")
+    return _views(uow, [row])[0]
 
 
 def list_rounds(
@@ -40,8 +339,140 @@ def list_rounds(
     cursor: str | None = None,
     limit: int = 50,
 ) -> Page[RoundView]:
-    raise NotImplementedError
+    """Rounds newest first, optionally one player's and/or one status."""
+    size = clamp_limit(limit)
+    query = select(Round)
+    if player_id is not None:
+        player_exists(uow.session, player_id)
+        query = query.where(Round.player_id == player_id)
+    if status is not None:
+        if status not in ROUND_STATUSES:
+            raise Invalid(
+                f"status must be one of {', '.join(ROUND_STATUSES)}", code="invalid_status"
+            )
+        query = query.where(Round.status == status)
+    if cursor:
+        created_text, last_id = decode_cursor(cursor, 2)
+        try:
+            created = as_utc(datetime.fromisoformat(created_text))
+        except ValueError:
+            raise Invalid("malformed cursor", code="invalid_cursor") from None
+        query = query.where(
+            (Round.created_at < created) | ((Round.created_at == created) & (Round.id < last_id))
+        )
+    rows = list(
+        uow.session.scalars(
+            query.order_by(Round.created_at.desc(), Round.id.desc()).limit(size + 1)
+        )
+    )
+    more = len(rows) > size
+    rows = rows[:size]
+    next_cursor = None
+    if more and rows:
+        last = rows[-1]
+        next_cursor = encode_cursor(last.created_at.astimezone(UTC).isoformat(), last.id)
+    return Page(items=_views(uow, rows), next_cursor=next_cursor)
+
+
+@dataclass(frozen=True)
+class _StaleCandidate:
+    id: str
+    player_id: str
 
 
 def resolve_stale(uow: UnitOfWork, older_than: timedelta) -> list[RoundView]:
-    raise NotImplementedError
+    """Settle rounds left awaiting a decision for longer than ``older_than``: war when the
+    wallet holds the raise, else surrender (war when the table forbids surrender and the raise
+    is affordable; a round that can do neither is left open). Recorded as decided by system."""
+    if older_than < timedelta(0):
+        raise Invalid("older_than must not be negative", code="invalid_duration")
+    session = uow.session
+    cutoff = utcnow() - older_than
+    query = (
+        select(Round)
+        .where(Round.status == AWAITING_DECISION, Round.created_at <= cutoff)
+        .order_by(Round.created_at)
+    )
+    if uow.dialect == "postgresql":
+        # Rounds a player is deciding right now are skipped, not waited for.
+        query = query.with_for_update(skip_locked=True)
+    resolved = []
+    for row in list(session.scalars(query)):
+        try:
+            _settle_decision(uow, row, Decision.WAR, "system")
+        except Conflict as exc:
+            if exc.code != "insufficient_funds":
+                raise
+            try:
+                _settle_decision(uow, row, Decision.SURRENDER, "system")
+            except IllegalAction:
+                continue  # no surrender at this table and no funds for war: leave it open
+        resolved.append(row)
+    ledger_for(session).flush()
+    return _views(uow, resolved)
+
+
+# --- views ----------------------------------------------------------------------------------
+
+
+def _is_uuid(value: object) -> bool:
+    if not isinstance(value, str):
+        return False
+    try:
+        return str(uuid.UUID(value)) == value
+    except ValueError:
+        return False
+
+
+def _views(uow: UnitOfWork, rows: list[Round]) -> list[RoundView]:
+    if not rows:
+        return []
+    session = uow.session
+    seed_ids = {row.server_seed_id for row in rows}
+    seeds = {
+        seed.id: seed
+        for seed in session.scalars(select(ServerSeed).where(ServerSeed.id.in_(seed_ids)))
+    }
+    tx_ids: dict[str, list[int]] = defaultdict(list)
+    for round_id, tx_id in session.execute(
+        select(LedgerTransaction.round_id, LedgerTransaction.id)
+        .where(LedgerTransaction.round_id.in_([row.id for row in rows]))
+        .order_by(LedgerTransaction.id)
+    ):
+        tx_ids[str(round_id)].append(int(tx_id))
+    return [round_view(row, seeds[row.server_seed_id], tx_ids.get(row.id, [])) for row in rows]
+
+
+def round_view(row: Round, seed: ServerSeed, transaction_ids: list[int]) -> RoundView:
+    decision: dict[str, Any] | None = None
+    if row.decision is not None:
+        decision = {"action": row.decision, "decided_by": row.decided_by or "player"}
+    return RoundView(
+        id=row.id,
+        player_id=row.player_id,
+        table_id=row.table_id,
+        status=row.status,
+        player_card=row.player_card,
+        dealer_card=row.dealer_card,
+        war=row.war,
+        decision=decision,
+        bets={"ante": int(row.ante), "tie_bet": int(row.tie_bet), "raise": int(row.raise_amount)},
+        payouts={
+            "ante": int(row.ante_payout),
+            "tie_bet": int(row.tie_bet_payout),
+            "raise": int(row.raise_payout),
+        },
+        net=int(row.net),
+        balance_after=int(row.balance_after),
+        currency=row.currency,
+        fairness={
+            "server_seed_hash": seed.seed_hash,
+            "client_seed": row.client_seed,
+            "nonce": int(row.nonce),
+            "server_seed": None if seed.active or seed.revealed_at is None else seed.seed.hex(),
+        },
+        transaction_ids=transaction_ids,
+        created_at=row.created_at,
+        settled_at=row.settled_at,
+        rules=dict(row.rules),
+    )

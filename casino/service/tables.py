@@ -1,27 +1,117 @@
-"""Casino War tables: currency, rules and their exact theoretical RTP."""
+"""Casino War tables: currency, rules and their exact theoretical RTP.
+
+Rules are stored as the engine's ``TableRules.to_dict()``; every round keeps its own copy, so
+changing a table never alters a round already started.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import re
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any
 
+from sqlalchemy import select
+
+from casino.db.models import CasinoTable, utcnow
+from casino.engine.casino_war import TableRules
+from casino.engine.errors import InvalidRules
+from casino.engine.odds import theoretical_rtp
+from casino.service.common import check_currency
+from casino.service.errors import Conflict, Invalid, NotFound
 from casino.service.uow import UnitOfWork
 from casino.service.views import TableView
 
-if TYPE_CHECKING:
-    from casino.engine.casino_war import TableRules
+_SLUG = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?")
+UPDATABLE = {"currency", "active"}
+
+
+def _fraction(value: Fraction) -> dict[str, Any]:
+    return {"exact": f"{value.numerator}/{value.denominator}", "value": float(value)}
+
+
+@lru_cache(maxsize=256)
+def _rtp(rules: TableRules) -> dict[str, dict[str, Any]]:
+    return {name: _fraction(value) for name, value in theoretical_rtp(rules).items()}
+
+
+def rtp_view(rules: TableRules) -> dict[str, dict[str, Any]]:
+    return {name: dict(value) for name, value in _rtp(rules).items()}
+
+
+def table_view(table: CasinoTable) -> TableView:
+    rules = TableRules.from_dict(table.rules)
+    return TableView(
+        id=table.id,
+        currency=table.currency,
+        rules=rules.to_dict(),
+        rtp=rtp_view(rules),
+        active=table.active,
+        created_at=table.created_at,
+        updated_at=table.updated_at,
+    )
+
+
+def require_table(uow: UnitOfWork, table_id: str) -> CasinoTable:
+    table = uow.session.get(CasinoTable, table_id) if isinstance(table_id, str) else None
+    if table is None:
+        raise NotFound("no such table", code="table_not_found")
+    return table
 
 
 def list_tables(uow: UnitOfWork) -> list[TableView]:
-    raise NotImplementedError
+    tables = uow.session.scalars(select(CasinoTable).order_by(CasinoTable.id))
+    return [table_view(table) for table in tables]
 
 
 def get_table(uow: UnitOfWork, table_id: str) -> TableView:
-    raise NotImplementedError
+    return table_view(require_table(uow, table_id))
 
 
-def create_table(uow: UnitOfWork, table_id: str, currency: str, rules: TableRules) -> TableView:
-    raise NotImplementedError
+def create_table(
+    uow: UnitOfWork, table_id: str, currency: str, rules: TableRules, active: bool = True
+) -> TableView:
+    if not isinstance(table_id, str) or not _SLUG.fullmatch(table_id):
+        raise Invalid(
+            "table id must be 1-64 lowercase letters, digits and inner hyphens",
+            code="invalid_table_id",
+        )
+    check_currency(currency)
+    if not isinstance(rules, TableRules):
+        raise InvalidRules("rules must be TableRules")
+    session = uow.session
+    if session.get(CasinoTable, table_id) is not None:
+        raise Conflict("a table with this id exists", code="duplicate_table")
+    now = utcnow()
+    table = CasinoTable(
+        id=table_id,
+        currency=currency,
+        rules=rules.to_dict(),
+        active=bool(active),
+        created_at=now,
+        updated_at=now,
+    )
+    session.add(table)
+    session.flush()
+    return table_view(table)
 
 
 def update_table(uow: UnitOfWork, table_id: str, changes: dict[str, Any]) -> TableView:
-    raise NotImplementedError
+    """Change rules (any ``TableRules`` field), ``currency`` or ``active``.
+
+    Unknown rule names raise ``InvalidRules(code="unknown_rule")``; the merged rules are
+    validated as a whole. Rounds already started keep their own rules snapshot.
+    """
+    table = require_table(uow, table_id)
+    rule_changes = {k: v for k, v in changes.items() if k not in UPDATABLE}
+    rules = TableRules.from_dict({**table.rules, **rule_changes})
+    if "currency" in changes:
+        table.currency = check_currency(changes["currency"])
+    if "active" in changes:
+        if not isinstance(changes["active"], bool):
+            raise Invalid("active must be true or false", code="invalid_active")
+        table.active = changes["active"]
+    table.rules = rules.to_dict()
+    table.updated_at = utcnow()
+    uow.session.flush()
+    return table_view(table)

@@ -1,0 +1,71 @@
+"""Small helpers shared by the use cases: lookups, validation, cursors."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from casino.db.models import Player
+from casino.service.errors import Conflict, Invalid, NotFound
+
+_CURRENCY = re.compile(r"[A-Z]{3}")
+MAX_AMOUNT = 10**12
+MAX_PAGE = 200
+
+
+def check_currency(currency: str) -> str:
+    if not isinstance(currency, str) or not _CURRENCY.fullmatch(currency):
+        raise Invalid("currency must be 3 uppercase letters", code="invalid_currency")
+    return currency
+
+
+def check_amount(amount: int) -> int:
+    if isinstance(amount, bool) or not isinstance(amount, int) or not 1 <= amount <= MAX_AMOUNT:
+        raise Invalid(f"amount must be an integer from 1 to {MAX_AMOUNT}", code="invalid_amount")
+    return amount
+
+
+def require_player(session: Session, player_id: str) -> Player:
+    player = session.get(Player, player_id) if isinstance(player_id, str) else None
+    if player is None:
+        raise NotFound("no such player", code="player_not_found")
+    return player
+
+
+def player_exists(session: Session, player_id: str) -> None:
+    found = session.execute(select(Player.id).where(Player.id == player_id)).scalar_one_or_none()
+    if found is None:
+        raise NotFound("no such player", code="player_not_found")
+
+
+def insufficient_funds(needed: int, currency: str) -> Conflict:
+    return Conflict(
+        f"the wallet does not hold {needed} {currency} minor units",
+        code="insufficient_funds",
+    )
+
+
+def clamp_limit(limit: int | None, default: int = 50) -> int:
+    if limit is None:
+        return default
+    return max(1, min(int(limit), MAX_PAGE))
+
+
+def encode_cursor(*parts: str) -> str:
+    raw = "\x1f".join(parts).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str, parts: int) -> list[str]:
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        values = base64.urlsafe_b64decode(padded.encode("ascii")).decode().split("\x1f")
+    except (ValueError, binascii.Error, UnicodeError):
+        raise Invalid("malformed cursor", code="invalid_cursor") from None
+    if len(values) != parts:
+        raise Invalid("malformed cursor", code="invalid_cursor")
+    return values
