@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -270,8 +271,8 @@ def _replay_mismatch(row: Round, server_seed: bytes) -> str | None:
     deal = deal_casino_war(server_seed, row.client_seed, int(row.nonce), rules.decks)
     game = CasinoWarRound.start(rules, deal, int(row.ante), int(row.tie_bet))
     if (deal.player.code, deal.dealer.code) != (row.player_card, row.dealer_card):
-        stored = f"{row.player_card}/{row.dealer_card}"
-        return f"cards {stored} but the seeds deal {deal.player}/{deal.dealer}"
+        cards = f"{row.player_card}/{row.dealer_card}"
+        return f"cards {cards} but the seeds deal {deal.player}/{deal.dealer}"
     if row.status == AWAITING_DECISION:
         if game.status.value != AWAITING_DECISION:
             return "awaits a decision but its cards are not a tie"
@@ -283,14 +284,14 @@ def _replay_mismatch(row: Round, server_seed: bytes) -> str | None:
     if row.decision is not None:
         game.decide(Decision(row.decision))
     result = game.result
-    expected = {
+    expected: dict[str, Any] = {
         "war": None if result.war is None else result.war.to_dict(),
         "decision": None if result.decision is None else result.decision.value,
         "bets": result.bets.to_dict(),
         "payouts": result.payouts.to_dict(),
         "net": result.net,
     }
-    stored = {
+    stored: dict[str, Any] = {
         "war": row.war,
         "decision": row.decision,
         "bets": {"ante": row.ante, "tie_bet": row.tie_bet, "raise": row.raise_amount},
