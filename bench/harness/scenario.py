@@ -1,0 +1,149 @@
+"""One whole run: fresh database, gunicorn instances, load with faults, then every check.
+
+Used by the system test (short), ``make soak`` (long) and ``make bench`` (no faults).
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Callable
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from typing import Any
+
+from bench.harness import pg
+from bench.harness.faults import FaultEvent, FaultPlan
+from bench.harness.invariants import InvariantReport, check_all
+from bench.harness.load import LoadConfig, LoadRun, http_ready, percentile
+from bench.harness.server import GunicornInstance
+
+
+@dataclass
+class Scenario:
+    name: str = "load"
+    instances: int = 2
+    workers: int = 2
+    threads_per_worker: int = 1
+    load: dict[str, Any] = field(default_factory=dict)  # LoadConfig fields
+    kill_worker_at: list[float] = field(default_factory=list)
+    restart_postgres_at: float | None = None
+    check: bool = True
+
+
+@dataclass
+class ScenarioResult:
+    scenario: Scenario
+    run: LoadRun
+    elapsed: float
+    faults: list[FaultEvent]
+    fault_errors: list[str]
+    recovery_seconds: float | None
+    report: InvariantReport | None
+    server_logs: list[str]
+
+    @property
+    def settled_per_second(self) -> float:
+        return self.run.stats.settled / self.elapsed if self.elapsed else 0.0
+
+    def latency_ms(self, q: float, *endpoints: str) -> float:
+        return 1000 * percentile(self.run.stats.all_latencies(*endpoints), q)
+
+    @property
+    def failures(self) -> list[str]:
+        out = list(self.run.stats.violations) + list(self.fault_errors)
+        if self.report is not None:
+            out += self.report.failures
+        return out
+
+    def summary(self) -> str:
+        s = self.run.stats
+        lines = [
+            f"[{self.scenario.name}] {self.scenario.instances} instance(s) x "
+            f"{self.scenario.workers} workers, {self.run.config.threads} client threads, "
+            f"{len(self.run.players)} players, {self.elapsed:.1f}s of load",
+            f"  requests {s.requests}, retries {s.retries}, bets answered {s.bets}, "
+            f"decisions {s.decisions}, rounds settled {s.settled} "
+            f"({self.settled_per_second:.1f}/s)",
+            f"  latency p50 {self.latency_ms(50, 'bet', 'decision'):.1f} ms, "
+            f"p99 {self.latency_ms(99, 'bet', 'decision'):.1f} ms (bets and decisions)",
+            f"  idempotency: {s.replays_checked} replays, {s.reuses_checked} reused keys, "
+            f"{s.duplicates_checked} simultaneous duplicates checked",
+            "  errors by kind: "
+            + (", ".join(f"{k}: {v}" for k, v in s.errors_by_kind().items()) or "none"),
+        ]
+        for event in self.faults:
+            rec = f"{event.recovered_after:.1f}s" if event.recovered_after is not None else "never"
+            lines.append(
+                f"  fault at {event.at:.1f}s: {event.kind} ({event.detail}), "
+                f"whole again after {rec}"
+            )
+        if self.recovery_seconds is not None:
+            lines.append(
+                f"  every instance ready {self.recovery_seconds:.1f}s after the load, no restart"
+            )
+        if self.report is not None:
+            r = self.report
+            lines.append(
+                f"  database: {r.rounds_in_db} rounds ({r.settled_in_db} settled, {r.open_in_db} "
+                f"open), {r.transactions_in_db} ledger transactions"
+            )
+            if r.audit is not None:
+                verdict = "clean" if r.audit.ok else f"FAILED (exit {r.audit.returncode})"
+                lines.append(f"  casino audit: {verdict}")
+        failures = self.failures
+        lines.append(f"  failures: {len(failures)}")
+        lines += [f"    - {f}" for f in failures[:30]]
+        return "\n".join(lines)
+
+
+def run_scenario(scenario: Scenario, log: Callable[[str], None] = print) -> ScenarioResult:
+    operator_token = "op-" + secrets.token_urlsafe(24)
+    with ExitStack() as stack:
+        db = stack.enter_context(pg.scratch_database(scenario.name))
+        pg.migrate(db.url)
+        instances = []
+        for _ in range(scenario.instances):
+            instance = GunicornInstance(
+                db.url,
+                [operator_token],
+                workers=scenario.workers,
+                threads=scenario.threads_per_worker,
+            )
+            stack.callback(instance.stop)
+            instance.start()
+            instances.append(instance)
+        config = LoadConfig(
+            base_urls=[i.base_url for i in instances],
+            operator_token=operator_token,
+            **scenario.load,
+        )
+        run = LoadRun(config)
+        log(
+            f"[{scenario.name}] database {db.name}, instances on ports "
+            f"{[i.port for i in instances]}, client seed {run.seed}"
+        )
+        run.setup()
+        plan = FaultPlan(
+            instances, config.duration, list(scenario.kill_worker_at), scenario.restart_postgres_at
+        )
+        has_faults = bool(scenario.kill_worker_at) or scenario.restart_postgres_at is not None
+        started = time.monotonic()
+        run.run(plan if has_faults else None)
+        elapsed = run.finished - started
+        recovery = http_ready(config.base_urls, timeout=60)
+        run.reconcile()
+        report = None
+        if scenario.check:
+            # The service must take money on every instance again, with no restart.
+            for url in config.base_urls:
+                reply = run.operator_money("deposit", run.players[0], 100, url)
+                if reply is None or reply.status != 201:
+                    run.stats.violation(f"{url} does not take deposits after the faults: {reply}")
+            balances = run.api_balances()
+            report = check_all(db.url, run.ledger, run.players, balances)
+        logs = [i.log_tail(40) for i in instances]
+        return ScenarioResult(
+            scenario, run, elapsed, plan.events, plan.errors, recovery, report, logs
+        )
+    raise AssertionError("unreachable")
