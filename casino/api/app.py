@@ -75,7 +75,7 @@ def build(config: str | type | None = None) -> Flask:
     database.init_app(app)
 
     api = CasinoApi(app)
-    api.register_converter(UUIDStringConverter, {"type": "string", "format": "uuid"})
+    api.register_converter(UUIDStringConverter, lambda _: {"type": "string", "format": "uuid"})
     register_security(api)
     resources.register(api)
     app.register_blueprint(docs.bp)

@@ -47,8 +47,12 @@ def authenticate_request() -> Principal:
         return cast(Principal, cached)
     token = _bearer_token()
     operator_tokens = current_app.config.get("CASINO_OPERATOR_TOKENS", [])
-    with unit_of_work() as uow:
-        principal = service_auth.authenticate(uow, token, operator_tokens)
+    try:
+        with unit_of_work() as uow:
+            principal = service_auth.authenticate(uow, token, operator_tokens)
+    except Unauthenticated:
+        # One code for every failed authentication: no hint about which part was wrong.
+        raise Unauthenticated("The bearer token is not valid.") from None
     g.principal = principal
     return principal
 
@@ -83,7 +87,8 @@ def requires(*roles: Role) -> Callable[[F], F]:
 
 
 def player_not_found(player_id: str) -> NotFound:
-    return NotFound(f"player {player_id} not found", code="player_not_found")
+    # Word for word what the service says about an unknown id: nothing tells them apart.
+    return NotFound("no such player", code="player_not_found")
 
 
 def ensure_visible_player(player_id: str) -> None:

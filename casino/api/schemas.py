@@ -134,6 +134,7 @@ class TableCreateSchema(RequestSchema):
     id = TableId(required=True)
     currency = Currency(required=True)
     rules = ma.fields.Nested(RulesInputSchema, load_default=dict)
+    active = StrictBoolean(load_default=True)
 
 
 class TableUpdateSchema(RequestSchema):

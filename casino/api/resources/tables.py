@@ -48,7 +48,9 @@ class Tables(MethodView):
         """Open a table; omitted rules take the defaults (6 decks, ante 100-500000 ...)."""
         rules = TableRules.from_dict(data["rules"])
         return write(
-            lambda uow: table_service.create_table(uow, data["id"], data["currency"], rules)
+            lambda uow: table_service.create_table(
+                uow, data["id"], data["currency"], rules, active=data["active"]
+            )
         )
 
 
@@ -65,11 +67,14 @@ class Table(MethodView):
     @blp.arguments(TableUpdateSchema)
     @blp.response(200, TableSchema)
     @blp.doc(responses=error_responses(404, 422))
-    def patch(self, changes: dict[str, Any], table_id: str) -> TableView:
+    def patch(self, data: dict[str, Any], table_id: str) -> TableView:
         """Change rules (merged into the current ones) or open/close the table.
 
         Rounds already started keep the rules they started under.
         """
+        changes = {**data.get("rules", {})}
+        if "active" in data:
+            changes["active"] = data["active"]
         return write(lambda uow: table_service.update_table(uow, table_id, changes))
 
 

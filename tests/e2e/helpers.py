@@ -1,0 +1,121 @@
+"""Helpers shared by the end-to-end tests: a thin client over Flask's test client."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from flask.testing import FlaskClient
+
+import config
+
+OPERATOR_TOKEN = "e2e-operator-token-0123456789"
+
+
+def make_config(url: str, **overrides: Any) -> type:
+    attrs = {"DATABASE_URL": url, "CASINO_OPERATOR_TOKENS": [OPERATOR_TOKEN], **overrides}
+    return type("E2EConfig", (config.TestingConfig,), attrs)
+
+
+@dataclass
+class Player:
+    id: str
+    token: str
+    external_ref: str
+
+    @property
+    def auth(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.token}"}
+
+
+@dataclass
+class Api:
+    """The Flask test client with the conveniences every test needs."""
+
+    client: FlaskClient
+    operator_auth: dict[str, str] = field(
+        default_factory=lambda: {"Authorization": f"Bearer {OPERATOR_TOKEN}"}
+    )
+
+    def get(self, path: str, auth: dict[str, str] | None = None, **kwargs: Any) -> Any:
+        return self.client.get(path, headers=_headers(auth, kwargs), **kwargs)
+
+    def post(
+        self,
+        path: str,
+        body: Any = None,
+        auth: dict[str, str] | None = None,
+        key: str | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        headers = _headers(auth, kwargs)
+        if key is not None:
+            headers["Idempotency-Key"] = key
+        if body is not None:
+            kwargs["json"] = body
+        return self.client.post(path, headers=headers, **kwargs)
+
+    def put(self, path: str, body: Any, auth: dict[str, str] | None = None, **kw: Any) -> Any:
+        return self.client.put(path, json=body, headers=_headers(auth, kw), **kw)
+
+    def patch(self, path: str, body: Any, auth: dict[str, str] | None = None, **kw: Any) -> Any:
+        return self.client.patch(path, json=body, headers=_headers(auth, kw), **kw)
+
+    # -- scenario helpers (operator actions unless told otherwise)
+
+    def create_player(self, external_ref: str | None = None) -> Player:
+        ref = external_ref or f"ext-{uuid.uuid4().hex[:10]}"
+        response = self.post("/api/v1/players", {"external_ref": ref}, auth=self.operator_auth)
+        assert response.status_code == 201, response.get_json()
+        body = response.get_json()
+        return Player(id=body["id"], token=body["token"], external_ref=ref)
+
+    def deposit(self, player: Player, amount: int, currency: str = "EUR") -> Any:
+        response = self.post(
+            f"/api/v1/players/{player.id}/deposits",
+            {"currency": currency, "amount": amount, "reference": f"dep-{uuid.uuid4().hex[:8]}"},
+            auth=self.operator_auth,
+            key=new_key(),
+        )
+        assert response.status_code == 201, response.get_json()
+        return response.get_json()
+
+    def create_table(self, table_id: str = "classic", **rules: Any) -> dict[str, Any]:
+        body = {"id": table_id, "currency": "EUR", "rules": rules}
+        response = self.post("/api/v1/tables", body, auth=self.operator_auth)
+        assert response.status_code == 201, response.get_json()
+        return dict(response.get_json())
+
+    def balance(self, player: Player, currency: str = "EUR") -> int:
+        response = self.get(f"/api/v1/players/{player.id}/wallets", auth=self.operator_auth)
+        assert response.status_code == 200
+        wallets = {w["currency"]: w["balance"] for w in response.get_json()}
+        return int(wallets.get(currency, 0))
+
+    def bet(self, player: Player, ante: int = 100, tie_bet: int = 0, table: str = "classic") -> Any:
+        body: dict[str, Any] = {"table_id": table, "ante": ante}
+        if tie_bet:
+            body["tie_bet"] = tie_bet
+        return self.post("/api/v1/rounds", body, auth=player.auth, key=new_key())
+
+
+def _headers(auth: dict[str, str] | None, kwargs: dict[str, Any]) -> dict[str, str]:
+    headers = dict(auth or {})
+    headers.update(kwargs.pop("headers", {}) or {})
+    return headers
+
+
+def new_key() -> str:
+    return str(uuid.uuid4())
+
+
+def assert_problem(response: Any, status: int, code: str) -> dict[str, Any]:
+    assert response.status_code == status, (response.status_code, response.get_data(as_text=True))
+    assert response.mimetype == "application/problem+json"
+    body = response.get_json()
+    assert body["status"] == status
+    assert body["code"] == code, body
+    for member in ("type", "title", "detail"):
+        assert isinstance(body[member], str) and body[member]
+    return dict(body)
