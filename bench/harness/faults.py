@@ -9,6 +9,7 @@ the app.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from bench.harness import pg
@@ -32,6 +33,7 @@ class FaultPlan:
     duration: float
     kill_worker_at: list[float] = field(default_factory=list)
     restart_postgres_at: float | None = None
+    restart: Callable[[], float] = pg.restart_server
     events: list[FaultEvent] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
@@ -69,7 +71,7 @@ class FaultPlan:
         self.errors.append(f"worker {pid} was not replaced within 60 s")
 
     def _restart(self, at: float) -> None:
-        took = pg.restart_server()
+        took = self.restart()
         event = FaultEvent("restart PostgreSQL", at, f"server back after {took:.1f}s")
         self.events.append(event)
         event.recovered_after = took + http_ready([i.base_url for i in self.instances], 60)

@@ -9,7 +9,9 @@ from __future__ import annotations
 import os
 import re
 import secrets
+import shutil
 import subprocess
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -45,8 +47,9 @@ def server_available(url: str | None = None) -> bool:
         return False
 
 
-def _admin_execute(sql: str) -> None:
-    with psycopg.connect(libpq_url(admin_url()), autocommit=True, connect_timeout=10) as conn:
+def _admin_execute(sql: str, admin: str | None = None) -> None:
+    target = libpq_url(admin or admin_url())
+    with psycopg.connect(target, autocommit=True, connect_timeout=10) as conn:
         conn.execute(sql)
 
 
@@ -60,17 +63,18 @@ class ScratchDatabase:
         return libpq_url(self.url)
 
 
-def create_database(purpose: str) -> ScratchDatabase:
+def create_database(purpose: str, admin: str | None = None) -> ScratchDatabase:
     name = f"casino_{purpose}_{secrets.token_hex(4)}"
-    _admin_execute(f'CREATE DATABASE "{name}"')
-    return ScratchDatabase(name, with_database(admin_url(), name))
+    _admin_execute(f'CREATE DATABASE "{name}"', admin)
+    return ScratchDatabase(name, with_database(admin or admin_url(), name))
 
 
 def drop_database(db: ScratchDatabase) -> None:
+    admin = with_database(db.url, "postgres")
     # FORCE ends connections that a killed worker or a client left behind.
     for attempt in range(5):
         try:
-            _admin_execute(f'DROP DATABASE IF EXISTS "{db.name}" WITH (FORCE)')
+            _admin_execute(f'DROP DATABASE IF EXISTS "{db.name}" WITH (FORCE)', admin)
             return
         except psycopg.OperationalError:
             if attempt == 4:
@@ -79,8 +83,8 @@ def drop_database(db: ScratchDatabase) -> None:
 
 
 @contextmanager
-def scratch_database(purpose: str) -> Iterator[ScratchDatabase]:
-    db = create_database(purpose)
+def scratch_database(purpose: str, admin: str | None = None) -> Iterator[ScratchDatabase]:
+    db = create_database(purpose, admin)
     try:
         yield db
     finally:
@@ -94,6 +98,109 @@ def migrate(url: str) -> None:
     upgrade(url)
 
 
+def postgres_bindir() -> Path:
+    return Path("/usr/lib/postgresql") / cluster_version() / "bin"
+
+
+class PrivateCluster:
+    """A throw-away PostgreSQL server in a temporary directory, on its own loopback port.
+
+    The fault runs restart this one instead of the machine's shared server, so the tests of
+    everyone else using port 5432 at the same moment never see the restart.
+    """
+
+    def __init__(self) -> None:
+        from bench.harness.server import free_port
+
+        self.port = free_port()
+        self.directory = Path(tempfile.mkdtemp(prefix="casino-pg-"))
+        self.data = self.directory / "data"
+        self.log = self.directory / "server.log"
+        self._user: list[str] = []
+        if os.geteuid() == 0:
+            # The server refuses to run as root: hand the directory to the postgres account.
+            shutil.chown(self.directory, "postgres", "postgres")
+            self._user = ["runuser", "-u", "postgres", "--"]
+
+    @property
+    def admin_url(self) -> str:
+        return f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/postgres"
+
+    def _ctl(self, *args: str, timeout: float = 120.0) -> None:
+        # The server's own output goes to its log file: a pipe here would be inherited by the
+        # postmaster and never reach end-of-file.
+        subprocess.run(
+            [
+                *self._user,
+                str(postgres_bindir() / "pg_ctl"),
+                "-D",
+                str(self.data),
+                "-l",
+                str(self.log),
+                *args,
+            ],
+            check=True,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=timeout,
+        )
+
+    def start(self) -> None:
+        subprocess.run(
+            [
+                *self._user,
+                str(postgres_bindir() / "initdb"),
+                "-D",
+                str(self.data),
+                "-U",
+                "postgres",
+                "-A",
+                "trust",
+                "-E",
+                "UTF8",
+                "--no-sync",
+            ],
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
+        options = (
+            f"-p {self.port} -c listen_addresses=127.0.0.1"
+            f" -c unix_socket_directories={self.directory} -c fsync=off -c max_connections=200"
+        )
+        self._ctl("-o", options, "-w", "start")
+
+    def restart(self, timeout: float = 60.0) -> float:
+        """Fast restart (clients are disconnected); seconds until it answers again."""
+        started = time.monotonic()
+        self._ctl("-m", "fast", "-w", "restart", timeout=timeout)
+        while time.monotonic() - started < timeout:
+            if server_available(self.admin_url):
+                return time.monotonic() - started
+            time.sleep(0.1)
+        raise RuntimeError("private PostgreSQL did not come back after the restart")
+
+    def stop(self) -> None:
+        if (self.data / "postmaster.pid").exists():
+            self._ctl("-m", "immediate", "-w", "stop")
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+    def __enter__(self) -> PrivateCluster:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def can_run_private_cluster() -> bool:
+    try:
+        return (postgres_bindir() / "initdb").exists()
+    except (OSError, RuntimeError):
+        return False
+
+
 def cluster_version() -> str:
     versions = sorted(p.name for p in Path("/etc/postgresql").iterdir() if p.is_dir())
     if not versions:
@@ -102,9 +209,10 @@ def cluster_version() -> str:
 
 
 def restart_server(timeout: float = 60.0) -> float:
-    """Restart the local cluster (a fault on purpose); returns seconds until it answers again.
+    """Restart the machine's shared cluster (a fault on purpose); seconds until it answers.
 
-    This is the machine's shared server, so callers do it at most once per run.
+    Everyone's connections to port 5432 drop for about a second, so callers do it at most
+    once per run, and only when asked to (``PrivateCluster.restart`` is the default).
     """
     started = time.monotonic()
     subprocess.run(

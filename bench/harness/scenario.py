@@ -28,6 +28,9 @@ class Scenario:
     load: dict[str, Any] = field(default_factory=dict)  # LoadConfig fields
     kill_worker_at: list[float] = field(default_factory=list)
     restart_postgres_at: float | None = None
+    # "private": a throw-away server of our own (restarting it disturbs nobody);
+    # "shared": the machine's server at CASINO_TEST_POSTGRES_URL, restarted with pg_ctlcluster.
+    postgres: str = "private"
     check: bool = True
 
 
@@ -100,7 +103,12 @@ class ScenarioResult:
 def run_scenario(scenario: Scenario, log: Callable[[str], None] = print) -> ScenarioResult:
     operator_token = "op-" + secrets.token_urlsafe(24)
     with ExitStack() as stack:
-        db = stack.enter_context(pg.scratch_database(scenario.name))
+        admin: str | None = None
+        restart: Callable[[], float] = pg.restart_server
+        if scenario.postgres == "private":
+            cluster = stack.enter_context(pg.PrivateCluster())
+            admin, restart = cluster.admin_url, cluster.restart
+        db = stack.enter_context(pg.scratch_database(scenario.name, admin))
         pg.migrate(db.url)
         instances = []
         for _ in range(scenario.instances):
@@ -125,7 +133,11 @@ def run_scenario(scenario: Scenario, log: Callable[[str], None] = print) -> Scen
         )
         run.setup()
         plan = FaultPlan(
-            instances, config.duration, list(scenario.kill_worker_at), scenario.restart_postgres_at
+            instances,
+            config.duration,
+            list(scenario.kill_worker_at),
+            scenario.restart_postgres_at,
+            restart,
         )
         has_faults = bool(scenario.kill_worker_at) or scenario.restart_postgres_at is not None
         started = time.monotonic()
