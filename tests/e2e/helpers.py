@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from flask.testing import FlaskClient
 
 import config
+from casino.engine.casino_war import CasinoWarDeal, deal_casino_war
 
 OPERATOR_TOKEN = "e2e-operator-token-0123456789"
 
@@ -119,3 +121,77 @@ def assert_problem(response: Any, status: int, code: str) -> dict[str, Any]:
     for member in ("type", "title", "detail"):
         assert isinstance(body[member], str) and body[member]
     return dict(body)
+
+
+# ---------------------------------------------------------------- steering the deal
+
+
+def active_server_seed(database_url: str, player_id: str) -> tuple[bytes, int]:
+    """The player's active server seed and next nonce, read straight from the database.
+
+    Only tests do this: it is how a test arranges a known deal through the real API path
+    (choose a client seed, then bet) without any hook in the service.
+    """
+    from sqlalchemy import create_engine, select
+
+    from casino.db.models import ServerSeed
+
+    engine = create_engine(database_url)
+    try:
+        with engine.connect() as connection:
+            row = connection.execute(
+                select(ServerSeed.seed, ServerSeed.next_nonce).where(
+                    ServerSeed.player_id == player_id, ServerSeed.active.is_(True)
+                )
+            ).one()
+    finally:
+        engine.dispose()
+    return bytes(row.seed), int(row.next_nonce)
+
+
+def steer_next_deal(
+    api: Api,
+    database_url: str,
+    player: Player,
+    wanted: Callable[[CasinoWarDeal], bool],
+    decks: int = 6,
+) -> CasinoWarDeal:
+    """Set a client seed whose deal at the next nonce satisfies ``wanted``; return the deal."""
+    server_seed, nonce = active_server_seed(database_url, player.id)
+    for attempt in range(100_000):
+        client_seed = f"steer-{attempt}"
+        deal = deal_casino_war(server_seed, client_seed, nonce, decks)
+        if wanted(deal):
+            response = api.put(
+                f"/api/v1/players/{player.id}/seeds/client",
+                {"client_seed": client_seed},
+                auth=player.auth,
+            )
+            assert response.status_code == 200, response.get_json()
+            assert response.get_json()["next_nonce"] == nonce
+            return deal
+    raise AssertionError("no client seed gives the wanted deal")
+
+
+def is_tie(deal: CasinoWarDeal) -> bool:
+    return deal.is_tie
+
+
+def player_wins(deal: CasinoWarDeal) -> bool:
+    return deal.player.rank > deal.dealer.rank
+
+
+def dealer_wins(deal: CasinoWarDeal) -> bool:
+    return deal.player.rank < deal.dealer.rank
+
+
+def tie_then_war_won(deal: CasinoWarDeal) -> bool:
+    return deal.is_tie and deal.war_player.rank > deal.war_dealer.rank
+
+
+def tie_then_war_lost(deal: CasinoWarDeal) -> bool:
+    return deal.is_tie and deal.war_player.rank < deal.war_dealer.rank
+
+
+def tie_then_war_tied(deal: CasinoWarDeal) -> bool:
+    return deal.is_tie and deal.war_player.rank == deal.war_dealer.rank
