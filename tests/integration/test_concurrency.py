@@ -1,0 +1,99 @@
+"""Many threads betting on one wallet funded for fewer bets than they try.
+
+Cards depend only on (server seed, client seed, nonce), nonces are handed out one per
+accepted bet, and a new bet waits for the open round to be decided, so the sequence of
+accepted rounds is known in advance: the test picks a client seed under which the wallet runs
+dry after a few bets and checks the service lands exactly there, whatever the interleaving.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from sqlalchemy import func, select
+
+from casino.db.models import LedgerTransaction, Round
+from casino.engine.casino_war import CasinoWarRound, TableRules, deal_casino_war
+from casino.ledger.audit import format_report, run_audit
+from casino.service import rounds, seeds
+from casino.service.demo import DEMO_TABLES
+from casino.service.errors import Conflict
+
+from .conftest import Svc
+
+THREADS = 20
+BETS_PER_THREAD = 10
+ANTE = 1000
+FUNDS = 5000
+
+
+def simulate(server_seed: bytes, client_seed: str, rules: TableRules) -> tuple[int, int]:
+    """(accepted bets, final balance) when betting ANTE until the wallet cannot pay."""
+    balance, nonce = FUNDS, 0
+    while balance >= ANTE and nonce < THREADS * BETS_PER_THREAD:
+        game = CasinoWarRound.start(
+            rules, deal_casino_war(server_seed, client_seed, nonce, rules.decks), ANTE
+        )
+        if game.status.value == "awaiting_decision":
+            game.decide("surrender")
+        balance += game.result.net
+        nonce += 1
+    return nonce, balance
+
+
+def hammer(svc: Svc, pid: str) -> tuple[list[str], list[str]]:
+    accepted: list[str] = []
+    refusals: list[str] = []
+    lock = threading.Lock()
+    start = threading.Barrier(THREADS)
+
+    def worker() -> None:
+        start.wait()
+        for _ in range(BETS_PER_THREAD):
+            try:
+                view = svc.run(rounds.place_bet, pid, "classic", ANTE)
+                if view.status == "awaiting_decision":
+                    svc.run(rounds.decide, view.id, "surrender", player_id=pid)
+                with lock:
+                    accepted.append(view.id)
+            except Conflict as exc:
+                with lock:
+                    refusals.append(exc.code)
+
+    threads = [threading.Thread(target=worker) for _ in range(THREADS)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    return accepted, refusals
+
+
+def test_one_wallet_many_threads(svc: Svc, demo_tables: list[str]) -> None:
+    pid = svc.player(funds=FUNDS)
+    server_seed, _ = svc.active_seed(pid)
+    rules = DEMO_TABLES["classic"]
+    for i in range(10_000):
+        client_seed = f"dry-{i}"
+        expected_bets, expected_balance = simulate(server_seed, client_seed, rules)
+        if 8 <= expected_bets <= 20:
+            break
+    svc.run(seeds.set_client_seed, pid, client_seed)
+
+    accepted, refusals = hammer(svc, pid)
+
+    assert len(accepted) == expected_bets
+    assert svc.balance(pid) == expected_balance >= 0
+    assert "insufficient_funds" in refusals
+    assert set(refusals) <= {"insufficient_funds", "round_in_progress"}
+    assert len(accepted) + len(refusals) == THREADS * BETS_PER_THREAD
+    with svc.uow() as uow:
+        session = uow.session
+        stored = set(session.scalars(select(Round.id).where(Round.player_id == pid)))
+        staked = session.scalar(
+            select(func.count()).where(
+                LedgerTransaction.kind == "stake", LedgerTransaction.round_id.in_(accepted)
+            )
+        )
+        report = run_audit(session)
+    assert stored == set(accepted) and staked == len(accepted)
+    assert report.ok, format_report(report)

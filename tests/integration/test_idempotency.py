@@ -1,0 +1,132 @@
+from __future__ import annotations
+
+import threading
+from datetime import timedelta
+
+import pytest
+from sqlalchemy import update
+
+from casino.db.models import IdempotencyRecord, utcnow
+from casino.service import idempotency, wallets
+from casino.service.errors import Conflict, Invalid
+from casino.service.views import StoredResponse
+
+from .conftest import Svc
+
+
+def test_begin_complete_replay(svc: Svc) -> None:
+    pid = svc.player()
+    with svc.uow() as uow:
+        assert idempotency.begin(uow, "op:1", "key-1", "fp-a") is None
+        tx = wallets.deposit(uow, pid, "EUR", 500, "dep")
+        idempotency.complete(uow, "op:1", "key-1", "fp-a", 201, {"id": tx.id})
+        uow.commit()
+    with svc.uow() as uow:
+        assert idempotency.begin(uow, "op:1", "key-1", "fp-a") == StoredResponse(201, {"id": tx.id})
+        with pytest.raises(Invalid) as caught:
+            idempotency.begin(uow, "op:1", "key-1", "fp-b")
+        assert caught.value.code == "idempotency_key_reused"
+        # Keys are per caller.
+        assert idempotency.begin(uow, "op:2", "key-1", "fp-b") is None
+    assert svc.balance(pid) == 500
+
+
+def test_refused_request_stores_nothing(svc: Svc) -> None:
+    pid = svc.player()
+    with svc.uow() as uow:
+        assert idempotency.begin(uow, "op", "k", "fp") is None
+        with pytest.raises(Conflict):
+            wallets.withdraw(uow, pid, "EUR", 1, "nope")
+        # the caller does not commit a refused request
+    with svc.uow() as uow:
+        assert idempotency.begin(uow, "op", "k", "fp") is None
+
+
+@pytest.mark.parametrize("key", ["", "k" * 256])
+def test_invalid_keys(svc: Svc, key: str) -> None:
+    with svc.uow() as uow, pytest.raises(Invalid):
+        idempotency.begin(uow, "op", key, "fp")
+
+
+def test_purge_keeps_a_day(svc: Svc) -> None:
+    for key in ("old", "new"):
+        with svc.uow() as uow:
+            idempotency.complete(uow, "op", key, "fp", 200, {})
+            uow.commit()
+    with svc.uow() as uow:
+        uow.session.execute(
+            update(IdempotencyRecord)
+            .where(IdempotencyRecord.key == "old")
+            .values(created_at=utcnow() - timedelta(hours=25))
+        )
+        uow.commit()
+    # Asking for less than the retention still keeps 24 hours.
+    assert svc.run(idempotency.purge_idempotency, timedelta(minutes=1)) == 1
+    with svc.uow() as uow:
+        assert idempotency.begin(uow, "op", "old", "fp") is None
+        assert idempotency.begin(uow, "op", "new", "fp") is not None
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("db_url", ["postgresql"], indirect=True)
+def test_concurrent_same_key_on_postgres(svc: Svc) -> None:
+    """PostgreSQL refuses the second at once (advisory lock); SQLite would make it wait."""
+    pid = svc.player()
+    first_started = threading.Event()
+    release_first = threading.Event()
+    outcome: dict[str, object] = {}
+
+    def first() -> None:
+        with svc.uow() as uow:
+            assert idempotency.begin(uow, "op", "same", "fp") is None
+            tx = wallets.deposit(uow, pid, "EUR", 700, "once")
+            first_started.set()
+            release_first.wait(10)
+            idempotency.complete(uow, "op", "same", "fp", 201, {"id": tx.id})
+            uow.commit()
+            outcome["first"] = tx.id
+
+    thread = threading.Thread(target=first)
+    thread.start()
+    assert first_started.wait(10)
+    with svc.uow() as uow, pytest.raises(Conflict) as caught:
+        idempotency.begin(uow, "op", "same", "fp")
+    assert caught.value.code == "request_in_progress"
+    release_first.set()
+    thread.join(10)
+    with svc.uow() as uow:
+        replay = idempotency.begin(uow, "op", "same", "fp")
+    assert replay == StoredResponse(201, {"id": outcome["first"]})
+    assert svc.balance(pid) == 700
+
+
+def test_many_concurrent_duplicates_charge_once(svc: Svc) -> None:
+    """Threads race one key the way the API does: begin, deposit, complete, commit."""
+    pid = svc.player()
+    results: list[str] = []
+    lock = threading.Lock()
+
+    def attempt() -> None:
+        with svc.uow() as uow:
+            try:
+                stored = idempotency.begin(uow, "op", "race", "fp")
+                if stored is None:
+                    tx = wallets.deposit(uow, pid, "EUR", 100, "race")
+                    idempotency.complete(uow, "op", "race", "fp", 201, {"id": tx.id})
+                    uow.commit()
+                    outcome = "charged"
+                else:
+                    outcome = "replayed"
+            except Conflict as exc:
+                outcome = exc.code
+        with lock:
+            results.append(outcome)
+
+    threads = [threading.Thread(target=attempt) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert results.count("charged") == 1
+    assert set(results) <= {"charged", "replayed", "request_in_progress"}
+    assert svc.balance(pid) == 100
