@@ -128,12 +128,23 @@ def _apps() -> Iterator[dict[str, Flask]]:
         application.extensions[EXTENSION_KEY].engine.dispose()
 
 
+def _app_for(url: str, apps: dict[str, Flask]) -> Flask:
+    if url not in apps:
+        apps[url] = create_app(make_config(url))
+    return apps[url]
+
+
 @pytest.fixture
 def app(database_url: str, _apps: dict[str, Flask]) -> Flask:
     """The app on the test's database, built once per database (building costs ~0.1 s)."""
-    if database_url not in _apps:
-        _apps[database_url] = create_app(make_config(database_url))
-    return _apps[database_url]
+    return _app_for(database_url, _apps)
+
+
+@pytest.fixture
+def postgres_app(pg_database: MigratedDatabase, _apps: dict[str, Flask]) -> Flask:
+    """For tests about PostgreSQL only (mark them ``postgres``): the app on a clean database."""
+    pg_database.reset()
+    return _app_for(pg_database.url, _apps)
 
 
 @pytest.fixture
