@@ -452,10 +452,12 @@ class LoadRun:
                 self.stats.violation(f"client thread {thread}: {type(err).__name__}: {err}")
             done += 1
 
-    def run(self, fault_schedule: Callable[[float], None] | None = None) -> None:
+    def run(
+        self, fault_schedule: Callable[[float], None] | None = None, duration: float | None = None
+    ) -> None:
         cfg = self.config
         self.started = time.monotonic()
-        deadline = self.started + cfg.duration
+        deadline = self.started + (cfg.duration if duration is None else duration)
         threads = [
             threading.Thread(target=self._worker, args=(t, deadline), name=f"client-{t}")
             for t in range(cfg.threads)

@@ -15,7 +15,7 @@ from typing import Any
 from bench.harness import pg
 from bench.harness.faults import FaultEvent, FaultPlan
 from bench.harness.invariants import InvariantReport, check_all
-from bench.harness.load import LoadConfig, LoadRun, http_ready, percentile
+from bench.harness.load import LoadConfig, LoadRun, Stats, http_ready, percentile
 from bench.harness.server import GunicornInstance
 
 
@@ -32,6 +32,7 @@ class Scenario:
     # "shared": the machine's server at CASINO_TEST_POSTGRES_URL, restarted with pg_ctlcluster.
     postgres: str = "private"
     check: bool = True
+    warmup: float = 0.0  # seconds of the same load before the measured run (bench)
 
 
 @dataclass
@@ -140,6 +141,12 @@ def run_scenario(scenario: Scenario, log: Callable[[str], None] = print) -> Scen
             restart,
         )
         has_faults = bool(scenario.kill_worker_at) or scenario.restart_postgres_at is not None
+        if scenario.warmup > 0:
+            run.run(duration=scenario.warmup)
+            # Keep what went wrong during the warm-up; restart only the figures.
+            carried = run.stats.violations
+            run.stats = Stats()
+            run.stats.violations.extend(carried)
         started = time.monotonic()
         run.run(plan if has_faults else None)
         elapsed = run.finished - started

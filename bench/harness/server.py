@@ -106,6 +106,7 @@ class GunicornInstance:
             str(self.threads),
             "--timeout",
             "30",
+            "--no-control-socket",
             "--graceful-timeout",
             "5",
             *(["--access-logfile", "-"] if self.access_log else []),
