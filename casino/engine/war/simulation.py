@@ -1,0 +1,112 @@
+"""Many seeded games of one variant, summarised: the pure function the API and CLI call.
+
+Game ``i`` of a simulation with seed ``S`` is the game with seed ``"S:i"``, so any game of a
+simulation can be replayed on its own. Every seat is a computer (``greedy`` unless told);
+games without choices for two players run on the simulation kernel (``fast.py``), which plays
+them exactly as the game model would, only quicker.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from casino.engine.errors import InvalidRules
+from casino.engine.war import fast
+from casino.engine.war.fast import Outcome
+from casino.engine.war.game import BATTLE_CAP, EndReason, SeatKind, SeatSpec, WarGame
+from casino.engine.war.presets import build_rules
+from casino.engine.war.rules import WarRules
+
+MAX_GAMES = 1_000_000
+_UNFINISHED = (EndReason.CYCLE, EndReason.BATTLE_CAP)
+
+
+def game_seed(seed: str | int, index: int) -> str:
+    return f"{seed}:{index}"
+
+
+def play_one(rules: WarRules, seed: str, seats: Sequence[SeatSpec] | None = None) -> Outcome:
+    """One all-computer game to its end, on the kernel when it can play the rules."""
+    if seats is None and fast.supported(rules):
+        return fast.play(rules, seed)
+    game = WarGame(rules, seed, seats, log=False)
+    game.advance("end")
+    result = game.result
+    assert result is not None
+    return Outcome(result.winners, result.reason, game.battles, game.wars)
+
+
+def outcomes(
+    rules: WarRules, games: int, seed: str | int, strategies: Sequence[str] | None = None
+) -> Iterator[Outcome]:
+    if isinstance(games, bool) or not isinstance(games, int) or not 1 <= games <= MAX_GAMES:
+        raise InvalidRules(f"a simulation plays 1 to {MAX_GAMES:,} games, not {games!r}")
+    seats = _seats(rules, strategies)
+    for i in range(games):
+        yield play_one(rules, game_seed(seed, i), seats)
+
+
+def _seats(rules: WarRules, strategies: Sequence[str] | None) -> list[SeatSpec] | None:
+    if strategies is None:
+        return None
+    if len(strategies) != rules.seats:
+        raise InvalidRules(f"give one strategy per seat ({rules.seats}), not {len(strategies)}")
+    return [SeatSpec(SeatKind.COMPUTER, name) for name in strategies]
+
+
+def summarise(rules: WarRules, results: Sequence[Outcome]) -> dict[str, Any]:
+    battles = sorted(o.battles for o in results)
+    n = len(battles)
+    wins = [0] * rules.seats
+    reasons: dict[str, int] = {}
+    for o in results:
+        reasons[o.reason.value] = reasons.get(o.reason.value, 0) + 1
+        for seat in o.winners:
+            wins[seat] += 1
+    return {
+        "games": n,
+        "battles": {
+            "mean": round(statistics.fmean(battles), 2),
+            "median": statistics.median(battles),
+            "p95": battles[max(0, math.ceil(0.95 * n) - 1)],
+            "max": battles[-1],
+        },
+        "wars_per_game": round(statistics.fmean(o.wars for o in results), 3),
+        "wins": wins,
+        "draws": sum(1 for o in results if not o.winners),
+        "cycles": reasons.get(EndReason.CYCLE.value, 0),
+        "unfinished": sum(1 for o in results if o.reason in _UNFINISHED),
+        "endings": dict(sorted(reasons.items())),
+        "battle_cap": BATTLE_CAP,
+    }
+
+
+def simulate(
+    variant: str,
+    options: Mapping[str, Any] | None = None,
+    games: int = 1000,
+    seed: str | int = 0,
+    *,
+    strategies: Sequence[str] | None = None,
+) -> dict[str, Any]:
+    """Play ``games`` seeded games of ``variant`` and summarise them.
+
+    Returns ``battles`` (mean, median, p95 by nearest rank, max - over every game, draws and
+    cycles included), ``wars_per_game``, ``wins`` per seat (a seat counts once per game it
+    won; P'yanitsa can have several winners), ``draws``, ``cycles``, ``unfinished`` (cycles
+    plus games stopped by the safety cap) and the count of each ending.
+    """
+    rules = build_rules(variant, options)
+    results = list(outcomes(rules, games, seed, strategies))
+    summary = summarise(rules, results)
+    return {
+        "variant": variant,
+        "options": dict(options or {}),
+        "rules": rules.to_dict(),
+        "seed": str(seed),
+        "strategies": list(strategies) if strategies else ["greedy"] * rules.seats,
+        **summary,
+    }
