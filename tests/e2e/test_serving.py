@@ -1,0 +1,112 @@
+"""The real servers: ``casino.api.serve.serve`` and the Procfile's gunicorn command."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from casino.db.migrate import upgrade
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _get(url: str) -> tuple[int, bytes]:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()
+
+
+def _wait_until_up(url: str, process: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        assert process.poll() is None, process.stdout.read() if process.stdout else b""
+        try:
+            if _get(url)[0] == 200:
+                return
+        except OSError:
+            pass
+        time.sleep(0.2)
+    raise AssertionError(f"{url} did not come up")
+
+
+@pytest.fixture
+def server_env(tmp_path: Path) -> dict[str, str]:
+    url = f"sqlite:///{tmp_path / 'served.db'}"
+    upgrade(url)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CASINO_")}
+    env.update(
+        CASINO_ENV="production",
+        DATABASE_URL=url,
+        CASINO_OPERATOR_TOKENS="served-operator-token",
+        WEB_CONCURRENCY="1",
+    )
+    return env
+
+
+def _commands(port: int) -> dict[str, list[str]]:
+    procfile = dict(
+        line.split(":", 1) for line in (REPO / "Procfile").read_text().strip().splitlines()
+    )
+    return {
+        "serve": [
+            sys.executable,
+            "-c",
+            f"from casino.api.serve import serve; serve('127.0.0.1', {port})",
+        ],
+        # PORT comes from the environment, as on a platform that reads Procfiles.
+        "procfile-web": ["bash", "-c", f"exec {procfile['web'].strip()}"],
+    }
+
+
+@pytest.mark.parametrize("how", ["serve", "procfile-web"])
+def test_server_answers_over_http(server_env: dict[str, str], how: str) -> None:
+    port = _free_port()
+    env = {
+        **server_env,
+        "PORT": str(port),
+        "PATH": f"{Path(sys.executable).parent}:{server_env.get('PATH', '')}",
+    }
+    process = subprocess.Popen(
+        _commands(port)[how],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        base = f"http://127.0.0.1:{port}/api/v1"
+        _wait_until_up(f"{base}/health", process)
+        assert _get(f"{base}/ready")[0] == 200
+        request = urllib.request.Request(
+            f"{base}/tables", headers={"Authorization": "Bearer served-operator-token"}
+        )
+        with urllib.request.urlopen(request, timeout=5) as response:
+            assert response.status == 200
+        status, body = _get(f"{base}/tables")
+        assert status == 401 and b"unauthenticated" in body
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            output, _ = process.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            output, _ = process.communicate()
+    # The access log shows paths, never the bearer token.
+    assert b"served-operator-token" not in output
