@@ -38,6 +38,7 @@ def test_load_with_worker_kill_and_database_restart() -> None:
     )
     result = run_scenario(scenario, log=lambda line: None)
     summary = result.summary()
+    print(summary)  # shown with -s, and in the report of a failure
     stats = result.run.stats
 
     # Both faults happened, and the service was whole again without any restart of the app.
