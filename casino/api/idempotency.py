@@ -82,7 +82,7 @@ def fingerprint() -> str:
         separators=(",", ":"),
         ensure_ascii=False,
     )
-    material = f"{request.method}\n{request.path}\n{canonical}".encode()
+    material = f"{request.method}\n{request.path}\n{canonical}".encode("utf-8", "surrogatepass")
     return hashlib.sha256(material).hexdigest()
 
 

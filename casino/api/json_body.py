@@ -3,6 +3,7 @@
 The standard ``json`` module accepts NaN/Infinity, silently keeps the last of duplicate keys
 and raises RecursionError (not a decode error) on deeply nested input; each of those would be
 a 500 or an ambiguity on a money-moving request. Here they are all a 400 ``malformed_json``.
+Lone UTF-16 surrogates, which no database column or hash accepts, are refused too.
 The parsed document is cached on ``flask.g`` and shared by the argument parser and the
 idempotency fingerprint, so both see exactly the same value.
 """
@@ -64,9 +65,15 @@ def parse(raw: bytes) -> Any:
         raise _malformed("nested too deeply") from None
     except (UnicodeDecodeError, ValueError) as error:
         reason = "not UTF-8" if isinstance(error, UnicodeDecodeError) else str(error)
-        raise _malformed(reason.split(":")[0]) from None
+        raise _malformed(reason.split(":")[0][:80]) from None
     if _depth(value, _MAX_DEPTH) > _MAX_DEPTH:
         raise _malformed("nested too deeply")
+    try:
+        # "\ud800" is valid JSON syntax but not a character: it cannot be stored, hashed into
+        # an idempotency fingerprint or sent back (I-JSON, RFC 7493, forbids it too).
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise _malformed("a string contains a lone surrogate") from None
     return value
 
 

@@ -260,8 +260,21 @@ def test_non_json_body_is_415(api: Api) -> None:
         b"[" * 100_000 + b"]" * 100_000,
         b'{"a":' * 50 + b"1" + b"}" * 50,
         b"1" * 5000,
+        b'{"external_ref": "\\ud800 lone surrogate"}',
+        b'{"\\udfff": "key with a lone surrogate"}',
     ],
-    ids=["truncated", "syntax", "not-utf8", "duplicate-key", "nan", "deep", "nested", "bigint"],
+    ids=[
+        "truncated",
+        "syntax",
+        "not-utf8",
+        "duplicate-key",
+        "nan",
+        "deep",
+        "nested",
+        "bigint",
+        "surrogate-value",
+        "surrogate-key",
+    ],
 )
 def test_malformed_json_is_400(api: Api, raw: bytes) -> None:
     response = api.client.post(
