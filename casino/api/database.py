@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from flask import Flask, current_app
+from flask import Flask, current_app, g
 from sqlalchemy import Engine, text
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -12,6 +12,7 @@ from casino.db.session import make_engine, make_session_factory
 from casino.service.uow import UnitOfWork
 
 EXTENSION_KEY = "casino.database"
+_REQUEST_UOW = "_casino_uow"
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,7 @@ def init_app(app: Flask) -> Database:
     engine = make_engine(url, hide_parameters=True)
     database = Database(engine=engine, session_factory=make_session_factory(engine))
     app.extensions[EXTENSION_KEY] = database
+    app.teardown_request(close_request_uow)
     return database
 
 
@@ -45,3 +47,23 @@ def database() -> Database:
 def unit_of_work() -> UnitOfWork:
     """A fresh, not yet entered unit of work on the app's database."""
     return UnitOfWork(database().session_factory)
+
+
+def request_uow() -> UnitOfWork:
+    """The request's one unit of work, entered on first use and closed at teardown.
+
+    Authentication and the use case share it: one connection checkout and one database
+    transaction per request. Nothing is committed unless a view commits it.
+    """
+    uow: UnitOfWork | None = g.get(_REQUEST_UOW)
+    if uow is None:
+        uow = unit_of_work()
+        uow.__enter__()
+        setattr(g, _REQUEST_UOW, uow)
+    return uow
+
+
+def close_request_uow(_error: BaseException | None = None) -> None:
+    uow: UnitOfWork | None = g.pop(_REQUEST_UOW, None)
+    if uow is not None:
+        uow.__exit__(None, None, None)

@@ -21,7 +21,7 @@ from flask.wrappers import Response
 from sqlalchemy.exc import IntegrityError
 
 from casino.api.auth import current_principal
-from casino.api.database import unit_of_work
+from casino.api.database import request_uow
 from casino.api.errors import ApiError
 from casino.api.json_body import request_json
 from casino.api.openapi import add_doc, error_responses
@@ -103,20 +103,22 @@ def respond(status: int, schema: ma.Schema, use_case: Callable[[UnitOfWork], Any
     caller = current_principal().subject
     key: str = g.idempotency_key
     print_ = fingerprint()
+    uow = request_uow()
     try:
-        with unit_of_work() as uow:
-            stored = service_idempotency.begin(uow, caller, key, print_)
-            if stored is not None:
-                return _replay(stored)
-            body = schema.dump(use_case(uow))
-            service_idempotency.complete(uow, caller, key, print_, status, body)
-            uow.commit()
+        stored = service_idempotency.begin(uow, caller, key, print_)
+        if stored is not None:
+            uow.rollback()
+            return _replay(stored)
+        body = schema.dump(use_case(uow))
+        service_idempotency.complete(uow, caller, key, print_, status, body)
+        uow.commit()
     except IntegrityError:
         # Without an advisory lock (SQLite) two requests with one key can both get past
         # begin(); the loser's insert of the record fails and everything it did rolls back.
         # The winner's stored response is then the answer to this request too.
-        with unit_of_work() as uow:
-            stored = service_idempotency.begin(uow, caller, key, print_)
+        uow.rollback()
+        stored = service_idempotency.begin(uow, caller, key, print_)
+        uow.rollback()
         if stored is None:
             raise
         return _replay(stored)

@@ -18,10 +18,12 @@ import pytest
 from flask import Flask
 from sqlalchemy import Engine, MetaData, Table, create_engine, select, text
 from sqlalchemy.engine import make_url
+from sqlalchemy.orm import Session
 
 from casino import create_app
 from casino.api.database import EXTENSION_KEY
 from casino.db.migrate import upgrade
+from casino.ledger.accounts import forget_system_accounts
 
 from .helpers import Api, Player, make_config
 
@@ -128,16 +130,21 @@ def _apps() -> Iterator[dict[str, Flask]]:
         application.extensions[EXTENSION_KEY].engine.dispose()
 
 
-def _app_for(url: str, apps: dict[str, Flask]) -> Flask:
-    if url not in apps:
-        apps[url] = create_app(make_config(url))
-    return apps[url]
-
-
 @pytest.fixture
 def app(database_url: str, _apps: dict[str, Flask]) -> Flask:
     """The app on the test's database, built once per database (building costs ~0.1 s)."""
     return _app_for(database_url, _apps)
+
+
+def _app_for(url: str, apps: dict[str, Flask]) -> Flask:
+    if url not in apps:
+        apps[url] = create_app(make_config(url))
+    application = apps[url]
+    # The ledger remembers per engine which shared accounts exist (they are never deleted in
+    # real life); the database was just emptied under this engine, so forget them.
+    with Session(application.extensions[EXTENSION_KEY].engine) as session:
+        forget_system_accounts(session)
+    return application
 
 
 @pytest.fixture
