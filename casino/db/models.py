@@ -20,13 +20,13 @@ from sqlalchemy import (
     Index,
     Integer,
     LargeBinary,
+    Sequence,
     String,
-    Text,
     text,
 )
 from sqlalchemy.engine import Dialect
-from sqlalchemy.types import TypeDecorator
 from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy.types import TypeDecorator
 
 from casino.db.base import Base
 
@@ -127,9 +127,7 @@ class Account(Base):
     __tablename__ = "accounts"
     __table_args__ = (
         CheckConstraint("kind <> 'wallet' OR balance >= 0", name="wallet_not_negative"),
-        CheckConstraint(
-            "kind IN ('wallet', 'house', 'in_play', 'cash')", name="kind_known"
-        ),
+        CheckConstraint("kind IN ('wallet', 'house', 'in_play', 'cash')", name="kind_known"),
         CheckConstraint("(kind = 'wallet') = (player_id IS NOT NULL)", name="wallet_has_player"),
     )
 
@@ -142,12 +140,21 @@ class Account(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
 
 
+#: Transaction ids on PostgreSQL; reserved while a request runs, before its chain append.
+LEDGER_TX_ID_SEQ = Sequence("ledger_transaction_id_seq")
+
+
 class LedgerTransaction(Base):
-    """An insert-only ledger transaction; ids are gapless and give the hash chain's order."""
+    """An insert-only ledger transaction.
+
+    ``id`` is unique (from a sequence on PostgreSQL, so it may have gaps from rolled-back
+    requests); ``seq`` is the place in the hash chain, gapless from 1.
+    """
 
     __tablename__ = "ledger_transactions"
 
-    id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    id: Mapped[int] = mapped_column(BigInteger, LEDGER_TX_ID_SEQ, primary_key=True)
+    seq: Mapped[int] = mapped_column(BigInteger, unique=True)
     kind: Mapped[str] = mapped_column(String(16))
     currency: Mapped[str] = mapped_column(String(3))
     player_id: Mapped[str | None] = mapped_column(ForeignKey("players.id"))
@@ -176,7 +183,7 @@ class Posting(Base):
 
 
 class ChainHead(Base):
-    """The single row every ledger append locks: last id, count and hash of the chain.
+    """The single row every ledger append locks: count (= last seq), last id, last hash.
 
     Keeping count and last hash here lets the audit notice a deleted *last* transaction,
     which no later ``prev_hash`` would reveal.

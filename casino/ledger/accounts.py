@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import threading
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import insert, select
+from sqlalchemy import Engine, insert, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -31,12 +33,48 @@ def display_name(kind: str, player_id: str | None) -> str:
     return f"{WALLET}:{player_id}" if kind == WALLET else kind
 
 
+def is_wallet_key(key: str) -> bool:
+    return key.startswith(f"{WALLET}:")
+
+
 @dataclass(frozen=True)
 class SystemAccounts:
+    """The keys of the shared accounts of one currency (they exist once this is made)."""
+
     currency: str
-    house: int
-    in_play: int
-    cash: int
+    house: str
+    in_play: str
+    cash: str
+
+
+# Shared accounts are created once per currency and never removed, so their existence is
+# remembered per engine. Were the database replaced under a running process, the append
+# would fail on the missing account and clear this cache (see ``posting.Ledger.flush``).
+_CACHE: weakref.WeakKeyDictionary[Engine, dict[str, SystemAccounts]] = weakref.WeakKeyDictionary()
+_CACHE_LOCK = threading.Lock()
+
+
+def _engine(session: Session) -> Engine:
+    bind = session.get_bind()
+    return bind if isinstance(bind, Engine) else bind.engine
+
+
+def cached_system_accounts(session: Session, currency: str) -> SystemAccounts:
+    engine = _engine(session)
+    with _CACHE_LOCK:
+        found = _CACHE.get(engine, {}).get(currency)
+    if found is not None:
+        return found
+    accounts, existed = _system_accounts(session, currency)
+    if existed:  # rows this transaction inserted may yet be rolled back: not cached
+        with _CACHE_LOCK:
+            _CACHE.setdefault(engine, {})[currency] = accounts
+    return accounts
+
+
+def forget_system_accounts(session: Session) -> None:
+    with _CACHE_LOCK:
+        _CACHE.pop(_engine(session), None)
 
 
 def _insert_ignore(session: Session, rows: list[dict[str, Any]]) -> None:
@@ -56,9 +94,15 @@ def _ids_by_key(session: Session, keys: list[str]) -> dict[str, int]:
 
 
 def system_accounts(session: Session, currency: str) -> SystemAccounts:
+    """The shared accounts of ``currency``, created if missing."""
+    return _system_accounts(session, currency)[0]
+
+
+def _system_accounts(session: Session, currency: str) -> tuple[SystemAccounts, bool]:
     keys = [system_key(kind, currency) for kind in SYSTEM_KINDS]
     found = _ids_by_key(session, keys)
-    if len(found) < len(keys):
+    existed = len(found) == len(keys)
+    if not existed:
         now = utcnow()
         _insert_ignore(
             session,
@@ -75,13 +119,13 @@ def system_accounts(session: Session, currency: str) -> SystemAccounts:
                 if system_key(kind, currency) not in found
             ],
         )
-        found = _ids_by_key(session, keys)
-    return SystemAccounts(
+    accounts = SystemAccounts(
         currency,
-        house=found[system_key(HOUSE, currency)],
-        in_play=found[system_key(IN_PLAY, currency)],
-        cash=found[system_key(CASH, currency)],
+        house=system_key(HOUSE, currency),
+        in_play=system_key(IN_PLAY, currency),
+        cash=system_key(CASH, currency),
     )
+    return accounts, existed
 
 
 def find_wallet(session: Session, player_id: str, currency: str) -> int | None:

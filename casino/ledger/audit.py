@@ -8,9 +8,10 @@ Checks (each reported separately):
 - ``no_negative_wallet``;
 - ``in_play_matches_open_stakes``: per currency, in-play = the antes of rounds awaiting a
   decision, and each round's in-play postings net to its open stake;
-- ``hash_chain``: ids gapless from 1, each prev_hash = the previous hash, each hash recomputed
-  from the stored rows, and the chain head (count, last id, last hash) matches the last row —
-  so an edited row, a deleted row and a deleted last row are all caught;
+- ``hash_chain``: chain positions (``seq``) gapless from 1, each prev_hash = the previous
+  hash, each hash recomputed from the stored rows, and the chain head (count, last id, last
+  hash) matches the last row — so an edited row, a deleted row and a deleted last row are all
+  caught;
 - ``rounds_replay``: every round re-dealt from its seeds and re-played through the engine;
   cards, decision, bets, payouts and net must match the round row, and its wallet postings
   must add up to its net and its stake/raise transactions to its bets.
@@ -38,7 +39,7 @@ from casino.db.models import (
 from casino.engine.casino_war import CasinoWarRound, Decision, TableRules, deal_casino_war
 from casino.engine.errors import EngineError
 from casino.ledger.accounts import IN_PLAY, WALLET
-from casino.ledger.chain import GENESIS_HASH, transaction_hash
+from casino.ledger.chain import GENESIS_HASH, content_digest, link_hash
 
 MAX_DETAILS = 10
 
@@ -78,18 +79,27 @@ class _Books:
     """Everything the checks need, read once in one consistent snapshot."""
 
     accounts: dict[int, tuple[str, str, str | None, int]]  # id -> kind, currency, player, bal
-    transactions: list[LedgerTransaction]
+    keys: dict[int, str]  # account id -> key
+    transactions: list[LedgerTransaction]  # in chain order
     postings: dict[int, list[tuple[int, int, int]]]  # tx id -> [(leg, account, amount)]
 
 
 def _load(session: Session) -> _Books:
-    accounts = {
-        row.id: (row.kind, row.currency, row.player_id, int(row.balance))
-        for row in session.execute(
-            select(Account.id, Account.kind, Account.currency, Account.player_id, Account.balance)
+    accounts = {}
+    keys = {}
+    for row in session.execute(
+        select(
+            Account.id,
+            Account.key,
+            Account.kind,
+            Account.currency,
+            Account.player_id,
+            Account.balance,
         )
-    }
-    transactions = list(session.scalars(select(LedgerTransaction).order_by(LedgerTransaction.id)))
+    ):
+        accounts[row.id] = (row.kind, row.currency, row.player_id, int(row.balance))
+        keys[row.id] = row.key
+    transactions = list(session.scalars(select(LedgerTransaction).order_by(LedgerTransaction.seq)))
     postings: dict[int, list[tuple[int, int, int]]] = defaultdict(list)
     for tx_id, leg, account_id, amount in session.execute(
         select(Posting.transaction_id, Posting.leg, Posting.account_id, Posting.amount).order_by(
@@ -97,7 +107,7 @@ def _load(session: Session) -> _Books:
         )
     ):
         postings[int(tx_id)].append((int(leg), int(account_id), int(amount)))
-    return _Books(accounts, transactions, postings)
+    return _Books(accounts, keys, transactions, postings)
 
 
 def _check_transactions(books: _Books) -> CheckResult:
@@ -198,15 +208,14 @@ def _check_in_play(session: Session, books: _Books) -> CheckResult:
 def _check_chain(session: Session, books: _Books) -> CheckResult:
     problems = _Problems()
     prev_hash = GENESIS_HASH
-    expected_id = 1
+    expected_seq = 1
     for tx in books.transactions:
-        if tx.id != expected_id:
-            problems.add(f"transaction ids jump from {expected_id - 1} to {tx.id}")
-            expected_id = tx.id
+        if tx.seq != expected_seq:
+            problems.add(f"chain positions jump from {expected_seq - 1} to {tx.seq}")
+            expected_seq = tx.seq
         if tx.prev_hash != prev_hash:
-            problems.add(f"transaction {tx.id} does not link to its predecessor")
-        recomputed = transaction_hash(
-            tx.prev_hash,
+            problems.add(f"transaction {tx.id} (#{tx.seq}) does not link to its predecessor")
+        digest = content_digest(
             tx_id=int(tx.id),
             kind=tx.kind,
             currency=tx.currency,
@@ -217,12 +226,15 @@ def _check_chain(session: Session, books: _Books) -> CheckResult:
                 None if tx.wallet_balance_after is None else int(tx.wallet_balance_after)
             ),
             created_at=tx.created_at,
-            postings=books.postings.get(tx.id, []),
+            postings=[
+                (leg, books.keys.get(account, f"?{account}"), amount)
+                for leg, account, amount in books.postings.get(tx.id, [])
+            ],
         )
-        if recomputed != tx.hash:
+        if link_hash(tx.prev_hash, int(tx.seq), digest) != tx.hash:
             problems.add(f"transaction {tx.id} (or its postings) differs from what was hashed")
         prev_hash = tx.hash
-        expected_id += 1
+        expected_seq += 1
     head = session.get(ChainHead, 1)
     count = len(books.transactions)
     last_id = books.transactions[-1].id if books.transactions else 0
@@ -231,8 +243,8 @@ def _check_chain(session: Session, books: _Books) -> CheckResult:
     else:
         if head.count != count or head.last_id != last_id:
             problems.add(
-                f"chain head records {head.count} transactions up to id {head.last_id}, "
-                f"found {count} up to id {last_id}"
+                f"chain head records {head.count} transactions ending with id {head.last_id}, "
+                f"found {count} ending with id {last_id}"
             )
         if head.last_hash != prev_hash:
             problems.add("chain head hash does not match the last transaction")

@@ -1,9 +1,17 @@
 """The hash chain over ledger transactions.
 
-hash(tx) = SHA-256(prev_hash || canonical JSON of the transaction and its postings), hex.
+Each transaction has a content digest and a place in the chain (``seq``, gapless from 1):
+
+    digest = SHA-256(canonical JSON of the transaction and its postings), hex
+    hash   = SHA-256(prev_hash + ":" + seq + ":" + digest), hex     (prev of seq 1: 64 zeros)
+
 The canonical JSON has sorted keys, no spaces, ASCII only; timestamps are UTC ISO 8601 with
-microseconds; postings are [leg, account_id, amount] in leg order. The transaction id is part
-of what is hashed, so ids (which are gapless) cannot be renumbered to hide a deleted row.
+microseconds; postings are [leg, account key, amount] in leg order. The transaction id is in
+the digest and the position in the link, so rows can be neither edited, renumbered nor
+dropped unnoticed; the chain head row (count, last id, last hash) covers the last row too.
+
+The link step is also computed by the database function ``ledger_append`` on PostgreSQL
+(see migrations); both must stay byte-for-byte identical, which the audit checks.
 """
 
 from __future__ import annotations
@@ -22,8 +30,7 @@ def canonical_time(moment: datetime) -> str:
     return moment.astimezone(UTC).isoformat(timespec="microseconds")
 
 
-def transaction_hash(
-    prev_hash: str,
+def content_digest(
     *,
     tx_id: int,
     kind: str,
@@ -33,7 +40,7 @@ def transaction_hash(
     reference: str | None,
     wallet_balance_after: int | None,
     created_at: datetime,
-    postings: Sequence[tuple[int, int, int]],
+    postings: Sequence[tuple[int, str, int]],
 ) -> str:
     document = {
         "id": tx_id,
@@ -47,4 +54,8 @@ def transaction_hash(
         "postings": [[leg, account, amount] for leg, account, amount in postings],
     }
     text = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-    return hashlib.sha256((prev_hash + text).encode("ascii")).hexdigest()
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def link_hash(prev_hash: str, seq: int, digest: str) -> str:
+    return hashlib.sha256(f"{prev_hash}:{seq}:{digest}".encode("ascii")).hexdigest()

@@ -8,9 +8,9 @@ class LedgerError(Exception):
 
 
 class InsufficientFunds(LedgerError):
-    def __init__(self, account_id: int, amount: int) -> None:
-        super().__init__(f"account {account_id} cannot pay {amount}")
-        self.account_id = account_id
+    def __init__(self, account: str, amount: int) -> None:
+        super().__init__(f"account {account} cannot pay {amount}")
+        self.account = account
         self.amount = amount
 
 

@@ -1,25 +1,42 @@
 """Posting transactions: balanced legs, SQL-guarded wallets, and the hash-chain append.
 
-A use case posts any number of transactions through the session's ``Ledger`` and then calls
-``flush()`` once. Wallet legs hit the database immediately (the funds guard must answer at
-once); the legs of shared accounts (house, in-play, cash) and the chain append are deferred to
-``flush()`` so the hot rows every bet touches stay locked for as short a time as possible, and
-always in the same order (wallet, then shared accounts by id, then the chain head), which
-rules out deadlocks between concurrent transactions.
+A use case posts transactions through the session's ``Ledger`` and calls ``apply_wallets()``
+when it needs the balances; the append to the hash chain happens at commit time (a
+``before_commit`` hook), or earlier through ``flush()`` when a response needs the hashes.
+
+Locking, and why in this order:
+- a player's wallet is moved by one conditional UPDATE per request (``apply_wallets``):
+  ``balance >= required`` where ``required`` is the most the posted transactions, taken in
+  order, ever draw from it; the new balance is computed by the database, never in Python;
+- the shared accounts (house, in-play, cash) and the chain head are touched only by the
+  append, which locks the head first: one transaction at a time holds them, so their order
+  cannot deadlock, and on PostgreSQL the append is a single call (``ledger_append``), so the
+  hot rows stay locked for one round trip and the COMMIT.
+
+Transaction ids are reserved in ``apply_wallets`` (a sequence on PostgreSQL), so views can
+name them before the append; ``seq``, the place in the chain, is assigned by the append.
 """
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import cast
+from typing import Any, cast
 
-from sqlalchemy import Table, event, insert, select, update
+from sqlalchemy import Table, event, insert, literal_column, select, text, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from casino.db.models import Account, ChainHead, LedgerTransaction, Posting, utcnow
-from casino.ledger.chain import transaction_hash
+from casino.ledger.accounts import (
+    SystemAccounts,
+    cached_system_accounts,
+    forget_system_accounts,
+    is_wallet_key,
+)
+from casino.ledger.chain import canonical_time, content_digest, link_hash
 from casino.ledger.errors import InsufficientFunds, LedgerError, Unbalanced
 
 _SESSION_KEY = "casino.ledger"
@@ -28,15 +45,21 @@ _ACCOUNTS = cast(Table, Account.__table__)
 _HEAD = cast(Table, ChainHead.__table__)
 _TRANSACTIONS = cast(Table, LedgerTransaction.__table__)
 _POSTINGS = cast(Table, Posting.__table__)
+_APPEND = text(
+    "SELECT tx_id, tx_seq, tx_hash FROM ledger_append("
+    "CAST(:txs AS jsonb), CAST(:legs AS jsonb), CAST(:shared AS jsonb))"
+)
 
 
 @dataclass(frozen=True)
 class Leg:
-    account_id: int
+    """``amount`` (signed, non-zero) to the account with key ``account``."""
+
+    account: str
     amount: int
 
 
-def transfer(source: int, target: int, amount: int) -> list[Leg]:
+def transfer(source: str, target: str, amount: int) -> list[Leg]:
     """The two legs moving ``amount`` from ``source`` to ``target`` (none for 0)."""
     if amount < 0:
         raise Unbalanced("a transfer moves a positive amount")
@@ -45,30 +68,67 @@ def transfer(source: int, target: int, amount: int) -> list[Leg]:
     return [Leg(source, -amount), Leg(target, amount)]
 
 
+def account_name(key: str) -> str:
+    """How views name an account: ``wallet:<player_id>``, ``house``, ``in_play``, ``cash``."""
+    return key.rsplit(":", 1)[0]
+
+
 @dataclass
 class PendingTransaction:
     kind: str
     currency: str
     legs: list[Leg]
+    wallet: str | None
     player_id: str | None
     round_id: str | None
     reference: str | None
-    wallet_balance_after: int | None
     created_at: datetime
     id: int | None = None
+    wallet_balance_after: int | None = None
+    seq: int | None = None
     hash: str | None = None
+
+    @property
+    def wallet_delta(self) -> int:
+        return sum(leg.amount for leg in self.legs if leg.account == self.wallet)
+
+    def digest(self) -> str:
+        assert self.id is not None
+        return content_digest(
+            tx_id=self.id,
+            kind=self.kind,
+            currency=self.currency,
+            player_id=self.player_id,
+            round_id=self.round_id,
+            reference=self.reference,
+            wallet_balance_after=self.wallet_balance_after,
+            created_at=self.created_at,
+            postings=[(n, leg.account, leg.amount) for n, leg in enumerate(self.legs)],
+        )
 
 
 @dataclass
 class Ledger:
     session: Session
-    wallet_ids: set[int] = field(default_factory=set)
     _pending: list[PendingTransaction] = field(default_factory=list)
-    _deferred: dict[int, int] = field(default_factory=lambda: defaultdict(int))
+    _applied: int = 0
+    _shared: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    _next_local_id: int | None = None
 
     @property
     def has_pending(self) -> bool:
         return bool(self._pending)
+
+    @property
+    def pending(self) -> list[PendingTransaction]:
+        return list(self._pending)
+
+    @property
+    def _postgres(self) -> bool:
+        return self.session.get_bind().dialect.name == "postgresql"
+
+    def system_accounts(self, currency: str) -> SystemAccounts:
+        return cached_system_accounts(self.session, currency)
 
     def post(
         self,
@@ -76,113 +136,186 @@ class Ledger:
         currency: str,
         legs: list[Leg],
         *,
-        wallet_id: int | None,
         player_id: str | None = None,
         round_id: str | None = None,
         reference: str | None = None,
     ) -> PendingTransaction:
-        """Record one balanced transaction; raises ``InsufficientFunds`` (changing nothing)
-        when the wallet leg would take the wallet below zero.
-
-        ``wallet_id`` names the one player wallet among the legs (if any); every other
-        account is treated as a shared account.
-        """
+        """Record one balanced transaction (at most one wallet among its accounts)."""
         if len(legs) < 2:
             raise Unbalanced("a transaction needs at least two postings")
         if any(leg.amount == 0 for leg in legs):
             raise Unbalanced("a posting of zero")
         if sum(leg.amount for leg in legs) != 0:
             raise Unbalanced("postings do not sum to zero")
-        balance_after: int | None = None
-        if wallet_id is not None:
-            delta = sum(leg.amount for leg in legs if leg.account_id == wallet_id)
-            balance_after = self._apply_wallet(wallet_id, delta)
-        for leg in legs:
-            if leg.account_id != wallet_id:
-                self._deferred[leg.account_id] += leg.amount
+        if any(not leg.account.endswith(f":{currency}") for leg in legs):
+            raise Unbalanced(f"every account of a {currency} transaction is a {currency} one")
+        wallets = {leg.account for leg in legs if is_wallet_key(leg.account)}
+        if len(wallets) > 1:
+            raise LedgerError("a transaction moves money of at most one wallet")
         pending = PendingTransaction(
             kind=kind,
             currency=currency,
             legs=list(legs),
+            wallet=next(iter(wallets), None),
             player_id=player_id,
             round_id=round_id,
             reference=reference,
-            wallet_balance_after=balance_after,
             created_at=utcnow(),
         )
         self._pending.append(pending)
         return pending
 
-    def _apply_wallet(self, wallet_id: int, delta: int) -> int:
-        table = _ACCOUNTS
-        if delta < 0:
-            # The guard lives in SQL: the row is changed only if the funds are there, and the
-            # row lock taken by the UPDATE keeps them there until commit.
-            stmt = (
-                update(table)
-                .where(table.c.id == wallet_id, table.c.balance >= -delta)
-                .values(balance=table.c.balance + delta)
-                .returning(table.c.balance)
-            )
-        else:
-            stmt = (
-                update(table)
-                .where(table.c.id == wallet_id)
-                .values(balance=table.c.balance + delta)
-                .returning(table.c.balance)
-            )
-        balance = self.session.execute(stmt).scalar_one_or_none()
-        if balance is None:
-            if delta < 0:
-                raise InsufficientFunds(wallet_id, -delta)
-            raise LedgerError(f"no account {wallet_id}")
-        return int(balance)
+    def apply_wallets(self) -> None:
+        """Move the wallets for the transactions posted since the last call and reserve
+        their ids.
+
+        Raises ``InsufficientFunds`` if a wallet cannot cover them; those transactions are
+        then dropped and nothing of theirs reaches the database.
+        """
+        batch = self._pending[self._applied :]
+        if not batch:
+            return
+        by_wallet: dict[str, list[PendingTransaction]] = {}
+        for tx in batch:
+            if tx.wallet is not None:
+                by_wallet.setdefault(tx.wallet, []).append(tx)
+        ids: list[int] = []
+        try:
+            for key, txs in by_wallet.items():
+                ids += self._apply_wallet(key, txs, reserve=0 if ids else len(batch))
+        except LedgerError:
+            del self._pending[self._applied :]
+            raise
+        if not ids:
+            ids = self._reserve_ids(len(batch))
+        for tx, tx_id in zip(batch, ids, strict=True):
+            tx.id = tx_id
+            for leg in tx.legs:
+                if leg.account != tx.wallet:
+                    self._shared[leg.account] += leg.amount
+        self._applied = len(self._pending)
+
+    def _apply_wallet(self, key: str, txs: list[PendingTransaction], reserve: int) -> list[int]:
+        running = required = 0
+        for tx in txs:
+            running += tx.wallet_delta
+            required = max(required, -running)
+        net = running
+        columns: list[Any] = [_ACCOUNTS.c.balance]
+        if reserve and self._postgres:
+            # Reserve the ids in the same round trip.
+            columns.append(literal_column(_nextval_array(reserve)))
+        stmt = (
+            update(_ACCOUNTS)
+            .where(_ACCOUNTS.c.key == key)
+            .values(balance=_ACCOUNTS.c.balance + net)
+            .returning(*columns)
+        )
+        if required:
+            # The guard lives in SQL: the row changes only if the funds are there, and the
+            # row lock the UPDATE takes keeps them there until commit.
+            stmt = stmt.where(_ACCOUNTS.c.balance >= required)
+        row = self.session.execute(stmt).one_or_none()
+        if row is None:
+            if required:
+                raise InsufficientFunds(key, required)
+            raise LedgerError(f"no wallet {key}")
+        balance = int(row[0]) - net
+        for tx in txs:
+            balance += tx.wallet_delta
+            tx.wallet_balance_after = balance
+        if not reserve:
+            return []
+        if self._postgres:
+            return [int(value) for value in row[1]]
+        return self._reserve_ids(reserve)
+
+    def _reserve_ids(self, count: int) -> list[int]:
+        if self._postgres:
+            values = self.session.execute(text(f"SELECT {_nextval_array(count)}")).scalar_one()
+            return [int(value) for value in values]
+        # SQLite: the write transaction holds the database lock, so ids can simply follow
+        # the chain; they equal the chain positions.
+        if self._next_local_id is None:
+            head_count = self.session.execute(select(_HEAD.c.count).where(_HEAD.c.id == 1))
+            self._next_local_id = int(head_count.scalar_one()) + 1
+        first = self._next_local_id
+        self._next_local_id += count
+        return list(range(first, first + count))
 
     def flush(self) -> list[PendingTransaction]:
-        """Apply the deferred legs and append the pending transactions to the chain."""
+        """Apply what is left and append the pending transactions to the hash chain."""
+        self.apply_wallets()
         pending = self._pending
         if not pending:
             return []
+        self.session.flush()  # rows the transactions refer to (rounds) must exist first
+        try:
+            if self._postgres:
+                self._append_postgres(pending)
+            else:
+                self._append_python(pending)
+        except (IntegrityError, LedgerError):
+            # Most likely a shared account cached for a database that was since replaced.
+            forget_system_accounts(self.session)
+            raise
+        self._pending = []
+        self._applied = 0
+        self._shared = defaultdict(int)
+        return pending
+
+    def _append_postgres(self, pending: list[PendingTransaction]) -> None:
+        txs = [_tx_document(tx) | {"digest": tx.digest()} for tx in pending]
+        legs = [
+            {"transaction_id": tx.id, "leg": n, "account": leg.account, "amount": leg.amount}
+            for tx in pending
+            for n, leg in enumerate(tx.legs)
+        ]
+        shared = [{"key": k, "delta": d} for k, d in sorted(self._shared.items()) if d]
+        rows = self.session.execute(
+            _APPEND,
+            {"txs": _json(txs), "legs": _json(legs), "shared": _json(shared)},
+        ).all()
+        by_id = {int(row[0]): (int(row[1]), str(row[2])) for row in rows}
+        for tx in pending:
+            assert tx.id is not None
+            tx.seq, tx.hash = by_id[tx.id]
+
+    def _append_python(self, pending: list[PendingTransaction]) -> None:
+        """The same append in several statements, for SQLite (which serialises writers)."""
         session = self.session
-        session.flush()  # rows the transactions refer to (rounds) must exist first
-        table = _ACCOUNTS
-        for account_id in sorted(self._deferred):
-            delta = self._deferred[account_id]
-            if delta:
-                session.execute(
-                    update(table)
-                    .where(table.c.id == account_id)
-                    .values(balance=table.c.balance + delta)
-                )
-        head_table = _HEAD
-        head = session.execute(
-            select(head_table.c.last_id, head_table.c.count, head_table.c.last_hash)
-            .where(head_table.c.id == 1)
-            .with_for_update()
-        ).one()
-        last_id, count, prev_hash = int(head[0]), int(head[1]), str(head[2])
+        head = session.execute(select(_HEAD.c.count, _HEAD.c.last_hash).where(_HEAD.c.id == 1))
+        count, prev_hash = head.one()
+        count = int(count)
+        for key in sorted(self._shared):
+            delta = self._shared[key]
+            if not delta:
+                continue
+            moved = session.execute(
+                update(_ACCOUNTS)
+                .where(_ACCOUNTS.c.key == key)
+                .values(balance=_ACCOUNTS.c.balance + delta)
+            )
+            if moved.rowcount != 1:  # type: ignore[attr-defined]
+                raise LedgerError(f"unknown shared account {key}")
+        keys = {leg.account for tx in pending for leg in tx.legs}
+        ids = dict(
+            session.execute(
+                select(_ACCOUNTS.c.key, _ACCOUNTS.c.id).where(_ACCOUNTS.c.key.in_(keys))
+            ).all()
+        )
+        if len(ids) != len(keys):
+            raise LedgerError("unknown account in postings")
         tx_rows: list[dict[str, object]] = []
         posting_rows: list[dict[str, object]] = []
         for tx in pending:
-            last_id += 1
             count += 1
-            postings = [(leg_no, leg.account_id, leg.amount) for leg_no, leg in enumerate(tx.legs)]
-            tx.id = last_id
-            tx.hash = transaction_hash(
-                prev_hash,
-                tx_id=last_id,
-                kind=tx.kind,
-                currency=tx.currency,
-                player_id=tx.player_id,
-                round_id=tx.round_id,
-                reference=tx.reference,
-                wallet_balance_after=tx.wallet_balance_after,
-                created_at=tx.created_at,
-                postings=postings,
-            )
+            tx.seq = count
+            tx.hash = link_hash(prev_hash, count, tx.digest())
             tx_rows.append(
                 {
-                    "id": last_id,
+                    "id": tx.id,
+                    "seq": tx.seq,
                     "kind": tx.kind,
                     "currency": tx.currency,
                     "player_id": tx.player_id,
@@ -195,20 +328,45 @@ class Ledger:
                 }
             )
             posting_rows.extend(
-                {"transaction_id": last_id, "leg": leg_no, "account_id": account, "amount": amt}
-                for leg_no, account, amt in postings
+                {
+                    "transaction_id": tx.id,
+                    "leg": n,
+                    "account_id": ids[leg.account],
+                    "amount": leg.amount,
+                }
+                for n, leg in enumerate(tx.legs)
             )
             prev_hash = tx.hash
         session.execute(insert(_TRANSACTIONS), tx_rows)
         session.execute(insert(_POSTINGS), posting_rows)
         session.execute(
-            update(head_table)
-            .where(head_table.c.id == 1)
-            .values(last_id=last_id, count=count, last_hash=prev_hash)
+            update(_HEAD)
+            .where(_HEAD.c.id == 1)
+            .values(count=count, last_id=pending[-1].id, last_hash=prev_hash)
         )
-        self._pending = []
-        self._deferred = defaultdict(int)
-        return pending
+
+
+def _nextval_array(count: int) -> str:
+    return (
+        f"ARRAY(SELECT nextval('ledger_transaction_id_seq') FROM generate_series(1, {int(count)}))"
+    )
+
+
+def _tx_document(tx: PendingTransaction) -> dict[str, Any]:
+    return {
+        "id": tx.id,
+        "kind": tx.kind,
+        "currency": tx.currency,
+        "player_id": tx.player_id,
+        "round_id": tx.round_id,
+        "reference": tx.reference,
+        "wallet_balance_after": tx.wallet_balance_after,
+        "created_at": canonical_time(tx.created_at),
+    }
+
+
+def _json(value: object) -> str:
+    return json.dumps(value, separators=(",", ":"))
 
 
 def ledger_for(session: Session) -> Ledger:
@@ -221,10 +379,15 @@ def ledger_for(session: Session) -> Ledger:
 
 
 @event.listens_for(Session, "before_commit")
-def _refuse_unflushed(session: Session) -> None:
+def _append_on_commit(session: Session) -> None:
     ledger = session.info.get(_SESSION_KEY)
     if ledger is not None and ledger.has_pending:
-        raise LedgerError("ledger transactions posted but not flushed before commit")
+        ledger.flush()
+
+
+@event.listens_for(Session, "after_commit")
+def _forget_after_commit(session: Session) -> None:
+    session.info.pop(_SESSION_KEY, None)
 
 
 @event.listens_for(Session, "after_rollback")

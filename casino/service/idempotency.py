@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import hashlib
 from datetime import timedelta
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import delete, select, text
+from sqlalchemy import Row, Table, delete, insert, select, text
 from sqlalchemy.exc import IntegrityError
 
 from casino.db.models import IdempotencyRecord, utcnow
@@ -23,6 +23,17 @@ from casino.service.views import StoredResponse
 
 RETENTION = timedelta(hours=24)
 MAX_KEY_LENGTH = 255
+_RECORDS = cast(Table, IdempotencyRecord.__table__)
+
+# One round trip on PostgreSQL: the lock and the lookup. Should the first request commit
+# between this statement's snapshot and the lock, the lookup misses its record; the request
+# then runs again, but its record insert hits the primary key and it is refused
+# (request_in_progress) with nothing changed, so a key still charges only once.
+_LOCK_AND_LOOKUP = text(
+    "SELECT pg_try_advisory_xact_lock(:lock_id) AS acquired, r.fingerprint, r.status, r.body "
+    "FROM (SELECT 1) AS one "
+    "LEFT JOIN idempotency_records AS r ON r.caller = :caller AND r.key = :key"
+)
 
 
 def _lock_id(caller: str, key: str) -> int:
@@ -40,29 +51,42 @@ def _check(caller: str, key: str) -> None:
         raise ValueError("caller is required")
 
 
+def _in_progress() -> Conflict:
+    return Conflict(
+        "a request with this Idempotency-Key is still being processed",
+        code="request_in_progress",
+    )
+
+
 def begin(uow: UnitOfWork, caller: str, key: str, fingerprint: str) -> StoredResponse | None:
     """None: go ahead (then call ``complete`` before committing). A ``StoredResponse``: the
     request was already served; answer with it and change nothing."""
     _check(caller, key)
-    session = uow.session
     if uow.dialect == "postgresql":
-        acquired = session.execute(
-            text("SELECT pg_try_advisory_xact_lock(:lock_id)"), {"lock_id": _lock_id(caller, key)}
-        ).scalar_one()
-        if not acquired:
-            raise Conflict(
-                "a request with this Idempotency-Key is still being processed",
-                code="request_in_progress",
+        row = uow.session.execute(
+            _LOCK_AND_LOOKUP, {"lock_id": _lock_id(caller, key), "caller": caller, "key": key}
+        ).one()
+        if not row.acquired:
+            raise _in_progress()
+        found = None if row.fingerprint is None else row
+    else:
+        found = uow.session.execute(
+            select(_RECORDS.c.fingerprint, _RECORDS.c.status, _RECORDS.c.body).where(
+                _RECORDS.c.caller == caller, _RECORDS.c.key == key
             )
-    record = session.get(IdempotencyRecord, (caller, key))
-    if record is None:
+        ).one_or_none()
+    return _stored(found, fingerprint)
+
+
+def _stored(row: Row[Any] | None, fingerprint: str) -> StoredResponse | None:
+    if row is None:
         return None
-    if record.fingerprint != fingerprint:
+    if row.fingerprint != fingerprint:
         raise Invalid(
             "this Idempotency-Key was used with a different request",
             code="idempotency_key_reused",
         )
-    return StoredResponse(status=int(record.status), body=dict(record.body))
+    return StoredResponse(status=int(row.status), body=dict(row.body))
 
 
 def complete(
@@ -70,12 +94,9 @@ def complete(
 ) -> None:
     """Store a successful response under the key, in the caller's transaction."""
     _check(caller, key)
-    session = uow.session
-    # No savepoint: the advisory lock (PostgreSQL) or the single writer (SQLite) means a
-    # duplicate cannot appear here in practice, and if it did the request is refused anyway.
     try:
-        session.add(
-            IdempotencyRecord(
+        uow.session.execute(
+            insert(_RECORDS).values(
                 caller=caller,
                 key=key,
                 fingerprint=fingerprint,
@@ -84,27 +105,12 @@ def complete(
                 created_at=utcnow(),
             )
         )
-        session.flush()
     except IntegrityError:
-        raise Conflict(
-            "a request with this Idempotency-Key is still being processed",
-            code="request_in_progress",
-        ) from None
+        raise _in_progress() from None
 
 
 def purge_idempotency(uow: UnitOfWork, older_than: timedelta = RETENTION) -> int:
     """Forget records older than ``older_than`` (never less than the 24 h retention)."""
     cutoff = utcnow() - max(older_than, RETENTION)
-    result = uow.session.execute(
-        delete(IdempotencyRecord).where(IdempotencyRecord.created_at < cutoff)
-    )
+    result = uow.session.execute(delete(_RECORDS).where(_RECORDS.c.created_at < cutoff))
     return int(result.rowcount or 0)  # type: ignore[attr-defined]
-
-
-def lookup(uow: UnitOfWork, caller: str, key: str) -> StoredResponse | None:
-    record = uow.session.execute(
-        select(IdempotencyRecord).where(
-            IdempotencyRecord.caller == caller, IdempotencyRecord.key == key
-        )
-    ).scalar_one_or_none()
-    return None if record is None else StoredResponse(int(record.status), dict(record.body))

@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 
 from casino.db.models import Account, LedgerTransaction, Posting
 from casino.ledger.accounts import display_name
+from casino.ledger.posting import PendingTransaction, account_name
 from casino.service.views import TransactionView
 
 
@@ -49,7 +50,17 @@ def transaction_views(session: Session, txs: Sequence[LedgerTransaction]) -> lis
     ]
 
 
-def transaction_view(session: Session, tx_id: int) -> TransactionView:
-    tx = session.get(LedgerTransaction, tx_id)
-    assert tx is not None
-    return transaction_views(session, [tx])[0]
+def pending_view(tx: PendingTransaction) -> TransactionView:
+    """The view of a transaction this request just flushed, without reading it back."""
+    assert tx.id is not None and tx.hash is not None
+    return TransactionView(
+        id=tx.id,
+        kind=tx.kind,
+        round_id=tx.round_id,
+        currency=tx.currency,
+        postings=[{"account": account_name(leg.account), "amount": leg.amount} for leg in tx.legs],
+        balance_after=tx.wallet_balance_after,
+        reference=tx.reference,
+        created_at=tx.created_at,
+        hash=tx.hash,
+    )

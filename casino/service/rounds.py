@@ -17,12 +17,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal, cast
 
-from sqlalchemy import Table, select, update
+from sqlalchemy import Table, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from casino.db.models import (
     AWAITING_DECISION,
     SETTLED,
+    CasinoTable,
     LedgerTransaction,
     Round,
     ServerSeed,
@@ -37,7 +38,7 @@ from casino.engine.casino_war import (
     deal_casino_war,
 )
 from casino.engine.errors import IllegalAction
-from casino.ledger.accounts import SystemAccounts, find_wallet, system_accounts
+from casino.ledger.accounts import SystemAccounts, wallet_key
 from casino.ledger.errors import InsufficientFunds
 from casino.ledger.posting import Ledger, Leg, ledger_for, transfer
 from casino.service.common import (
@@ -49,7 +50,6 @@ from casino.service.common import (
 )
 from casino.service.errors import Conflict, Invalid, NotFound
 from casino.service.seeds import open_round_id
-from casino.service.tables import require_table
 from casino.service.uow import UnitOfWork
 from casino.service.views import ROUND_STATUSES, Page, RoundView
 
@@ -60,7 +60,7 @@ DecidedBy = Literal["player", "system"]
 
 
 def settlement_legs(
-    accounts: SystemAccounts, wallet: int, stakes: list[tuple[int, int]]
+    accounts: SystemAccounts, wallet: str, stakes: list[tuple[int, int]]
 ) -> list[Leg]:
     """Legs settling (stake, payout) pairs: returned stakes in-play -> wallet, lost stakes
     in-play -> house, winnings house -> wallet. Transfers between the same two accounts are
@@ -77,25 +77,19 @@ def settlement_legs(
     )
 
 
-def _settle(
-    ledger: Ledger,
-    accounts: SystemAccounts,
-    wallet: int,
-    row: Round,
-    stakes: list[tuple[int, int]],
-) -> int | None:
-    legs = settlement_legs(accounts, wallet, stakes)
-    if not legs:
-        return None
-    tx = ledger.post(
-        "settlement",
-        row.currency,
-        legs,
-        wallet_id=wallet,
-        player_id=row.player_id,
-        round_id=row.id,
-    )
-    return tx.wallet_balance_after
+def _post_settlement(
+    ledger: Ledger, accounts: SystemAccounts, row: Round, stakes: list[tuple[int, int]]
+) -> None:
+    legs = settlement_legs(accounts, wallet_key(row.player_id, row.currency), stakes)
+    if legs:
+        ledger.post("settlement", row.currency, legs, player_id=row.player_id, round_id=row.id)
+
+
+def _apply(ledger: Ledger, needed: int, currency: str) -> None:
+    try:
+        ledger.apply_wallets()
+    except InsufficientFunds:  # also when the player has no wallet in this currency
+        raise insufficient_funds(needed, currency) from None
 
 
 # --- engine ---------------------------------------------------------------------------------
@@ -108,21 +102,58 @@ def rebuild(row: Round, server_seed: bytes) -> CasinoWarRound:
     return CasinoWarRound.start(rules, deal, int(row.ante), int(row.tie_bet))
 
 
-def _claim_nonce(uow: UnitOfWork, player_id: str) -> tuple[int, bytes, str, int]:
-    """Take the next nonce of the player's active seed; the row lock it takes serialises the
-    player's bets, so the open-round check that follows sees every committed round."""
-    table = cast(Table, ServerSeed.__table__)
+@dataclass(frozen=True)
+class _Claim:
+    seed_id: int
+    server_seed: bytes
+    seed_hash: str
+    client_seed: str
+    nonce: int
+    open_round_id: str | None
+
+
+_SEEDS = cast(Table, ServerSeed.__table__)
+_ROUNDS = cast(Table, Round.__table__)
+_TABLES = cast(Table, CasinoTable.__table__)
+
+
+def _claim_nonce(uow: UnitOfWork, player_id: str) -> _Claim:
+    """Take the next nonce of the player's active seed and see whether a round is open.
+
+    The row lock the UPDATE takes serialises the player's bets. The open-round answer comes
+    from the statement's snapshot, so a bet racing another can miss it; the partial unique
+    index on rounds then refuses the second insert (see ``place_bet``).
+    """
+    open_round = (
+        select(_ROUNDS.c.id)
+        .where(_ROUNDS.c.player_id == player_id, _ROUNDS.c.status == AWAITING_DECISION)
+        .scalar_subquery()
+    )
     for _ in range(3):
         row = uow.session.execute(
-            update(table)
-            .where(table.c.player_id == player_id, table.c.active.is_(True))
-            .values(next_nonce=table.c.next_nonce + 1)
-            .returning(table.c.id, table.c.seed, table.c.client_seed, table.c.next_nonce)
+            update(_SEEDS)
+            .where(_SEEDS.c.player_id == player_id, _SEEDS.c.active.is_(True))
+            .values(next_nonce=_SEEDS.c.next_nonce + 1)
+            .returning(
+                _SEEDS.c.id,
+                _SEEDS.c.seed,
+                _SEEDS.c.seed_hash,
+                _SEEDS.c.client_seed,
+                _SEEDS.c.next_nonce,
+                open_round,
+            )
         ).one_or_none()
         if row is not None:
-            return int(row.id), bytes(row.seed), str(row.client_seed), int(row.next_nonce) - 1
-        # A rotation committed between our snapshot and the update: the next statement sees
-        # the new active seed.
+            return _Claim(
+                seed_id=int(row[0]),
+                server_seed=bytes(row[1]),
+                seed_hash=str(row[2]),
+                client_seed=str(row[3]),
+                nonce=int(row[4]) - 1,
+                open_round_id=row[5],
+            )
+        # No player, or a rotation committed between our snapshot and the update: in the
+        # latter case the next statement sees the new active seed.
         player_exists(uow.session, player_id)
     raise Conflict("the player's seeds are being rotated; retry", code="seed_rotation_in_progress")
 
@@ -134,47 +165,32 @@ def place_bet(
     uow: UnitOfWork, player_id: str, table_id: str, ante: int, tie_bet: int = 0
 ) -> RoundView:
     session = uow.session
-    table = require_table(uow, table_id)
+    table = _table_row(uow, table_id)
     if not table.active:
         raise Conflict("the table is closed", code="table_inactive")
     rules = TableRules.from_dict(table.rules)
     rules.validate_bet(ante, tie_bet)
-    seed_id, server_seed, client_seed, nonce = _claim_nonce(uow, player_id)
-    pending = open_round_id(uow, player_id)
-    if pending is not None:
-        raise _round_in_progress(pending)
+    claim = _claim_nonce(uow, player_id)
+    if claim.open_round_id is not None:
+        raise _round_in_progress(claim.open_round_id)
     currency = table.currency
-    wallet = find_wallet(session, player_id, currency)
-    if wallet is None:
-        raise insufficient_funds(ante + tie_bet, currency)
     game = CasinoWarRound.start(
-        rules, deal_casino_war(server_seed, client_seed, nonce, rules.decks), ante, tie_bet
+        rules,
+        deal_casino_war(claim.server_seed, claim.client_seed, claim.nonce, rules.decks),
+        ante,
+        tie_bet,
     )
-    round_id = str(uuid.uuid4())
-    accounts = system_accounts(session, currency)
-    ledger = ledger_for(session)
-    try:
-        stake = ledger.post(
-            "stake",
-            currency,
-            transfer(wallet, accounts.in_play, ante + tie_bet),
-            wallet_id=wallet,
-            player_id=player_id,
-            round_id=round_id,
-        )
-    except InsufficientFunds:
-        raise insufficient_funds(ante + tie_bet, currency) from None
     now = utcnow()
     row = Round(
-        id=round_id,
+        id=str(uuid.uuid4()),
         player_id=player_id,
         table_id=table.id,
         currency=currency,
         rules=rules.to_dict(),
         status=game.status.value,
-        server_seed_id=seed_id,
-        client_seed=client_seed,
-        nonce=nonce,
+        server_seed_id=claim.seed_id,
+        client_seed=claim.client_seed,
+        nonce=claim.nonce,
         ante=ante,
         tie_bet=tie_bet,
         raise_amount=0,
@@ -202,21 +218,65 @@ def place_bet(
         # Only the tie bet is settled now; the ante stays in play until the decision.
         row.net = game.tie_bet_payout - ante - tie_bet
         stakes = [(tie_bet, game.tie_bet_payout)]
-    balance_after = _settle(ledger, accounts, wallet, row, stakes)
-    if balance_after is None:
-        balance_after = stake.wallet_balance_after
-    assert balance_after is not None
-    row.balance_after = balance_after
+    ledger = ledger_for(session)
+    accounts = ledger.system_accounts(currency)
+    wallet = wallet_key(player_id, currency)
+    ledger.post(
+        "stake",
+        currency,
+        transfer(wallet, accounts.in_play, ante + tie_bet),
+        player_id=player_id,
+        round_id=row.id,
+    )
+    _post_settlement(ledger, accounts, row, stakes)
+    _apply(ledger, ante + tie_bet, currency)
+    row.balance_after = _last_balance(ledger, row.id)
     try:
-        session.add(row)
-        session.flush()
+        # A plain INSERT: the row object is only a value here, never attached to the session.
+        session.execute(insert(_ROUNDS).values(_round_values(row)))
     except IntegrityError:
-        # Only reachable if the open-round check above was raced; the index is the real guard.
-        # The request is refused, so its transaction is discarded before looking the round up.
+        # Another bet of this player opened a round after our snapshot; the index refused
+        # ours. The request is refused, so its transaction is discarded before the lookup.
         session.rollback()
         raise _round_in_progress(open_round_id(uow, player_id)) from None
-    ledger.flush()
-    return _views(uow, [row])[0]
+    # The ledger append itself happens at commit (see casino.ledger.posting).
+    return round_view(
+        row,
+        seed_hash=claim.seed_hash,
+        server_seed=None,
+        transaction_ids=_pending_ids(ledger, row.id),
+    )
+
+
+def _table_row(uow: UnitOfWork, table_id: str) -> Any:
+    table = _TABLES
+    row = None
+    if isinstance(table_id, str):
+        row = uow.session.execute(
+            select(table.c.id, table.c.currency, table.c.rules, table.c.active).where(
+                table.c.id == table_id
+            )
+        ).one_or_none()
+    if row is None:
+        raise NotFound("no such table", code="table_not_found")
+    return row
+
+
+def _round_values(row: Round) -> dict[str, Any]:
+    return {column.key: getattr(row, column.key) for column in _ROUNDS.columns}
+
+
+def _pending_ids(ledger: Ledger, round_id: str) -> list[int]:
+    return [tx.id for tx in ledger.pending if tx.round_id == round_id and tx.id is not None]
+
+
+def _last_balance(ledger: Ledger, round_id: str) -> int:
+    balances = [
+        tx.wallet_balance_after
+        for tx in ledger.pending
+        if tx.round_id == round_id and tx.wallet_balance_after is not None
+    ]
+    return balances[-1]
 
 
 def _round_in_progress(round_id: str | None) -> Conflict:
@@ -260,11 +320,11 @@ def decide(
         raise ValueError(f"decided_by must be player or system, not {decided_by!r}")
     row = _load_for_update(uow, round_id, player_id)
     _settle_decision(uow, row, choice, decided_by)
-    ledger_for(uow.session).flush()
     return _views(uow, [row])[0]
 
 
 def _settle_decision(uow: UnitOfWork, row: Round, choice: Decision, decided_by: DecidedBy) -> None:
+    """Play the decision and post its money; the wallet is moved (and checked) at once."""
     if row.status != AWAITING_DECISION:
         raise Conflict(
             "the round is not awaiting a decision",
@@ -282,33 +342,23 @@ def _settle_decision(uow: UnitOfWork, row: Round, choice: Decision, decided_by: 
             raise RuntimeError(f"round {row.id} is open but its deal is not a tie") from exc
         raise
     result = game.result
-    accounts = system_accounts(session, row.currency)
-    wallet = find_wallet(session, row.player_id, row.currency)
-    assert wallet is not None
     ledger = ledger_for(session)
-    balance_after: int | None = None
+    accounts = ledger.system_accounts(row.currency)
     if result.bets.raise_:
-        try:
-            tx = ledger.post(
-                "raise",
-                row.currency,
-                transfer(wallet, accounts.in_play, result.bets.raise_),
-                wallet_id=wallet,
-                player_id=row.player_id,
-                round_id=row.id,
-            )
-        except InsufficientFunds:
-            raise insufficient_funds(result.bets.raise_, row.currency) from None
-        balance_after = tx.wallet_balance_after
-    settled = _settle(
+        ledger.post(
+            "raise",
+            row.currency,
+            transfer(wallet_key(row.player_id, row.currency), accounts.in_play, result.bets.raise_),
+            player_id=row.player_id,
+            round_id=row.id,
+        )
+    _post_settlement(
         ledger,
         accounts,
-        wallet,
         row,
         [(result.bets.ante, result.payouts.ante), (result.bets.raise_, result.payouts.raise_)],
     )
-    if settled is not None:
-        balance_after = settled
+    _apply(ledger, result.bets.raise_, row.currency)
     now = utcnow()
     row.status = SETTLED
     row.decision = choice.value
@@ -319,8 +369,7 @@ def _settle_decision(uow: UnitOfWork, row: Round, choice: Decision, decided_by: 
     row.raise_payout = result.payouts.raise_
     row.tie_bet_payout = result.payouts.tie_bet
     row.net = result.net
-    if balance_after is not None:
-        row.balance_after = balance_after
+    row.balance_after = _last_balance(ledger, row.id)
     row.settled_at = now
     session.flush()
 
@@ -408,7 +457,6 @@ def resolve_stale(uow: UnitOfWork, older_than: timedelta) -> list[RoundView]:
             except IllegalAction:
                 continue  # no surrender at this table and no funds for war: leave it open
         resolved.append(row)
-    ledger_for(session).flush()
     return _views(uow, resolved)
 
 
@@ -437,13 +485,30 @@ def _views(uow: UnitOfWork, rows: list[Round]) -> list[RoundView]:
     for round_id, tx_id in session.execute(
         select(LedgerTransaction.round_id, LedgerTransaction.id)
         .where(LedgerTransaction.round_id.in_([row.id for row in rows]))
-        .order_by(LedgerTransaction.id)
+        .order_by(LedgerTransaction.seq)
     ):
         tx_ids[str(round_id)].append(int(tx_id))
-    return [round_view(row, seeds[row.server_seed_id], tx_ids.get(row.id, [])) for row in rows]
+    ledger = ledger_for(session)
+    for row in rows:  # transactions of this request, appended at commit
+        tx_ids[row.id] += _pending_ids(ledger, row.id)
+    return [
+        round_view(
+            row,
+            seed_hash=seeds[row.server_seed_id].seed_hash,
+            server_seed=_revealed(seeds[row.server_seed_id]),
+            transaction_ids=tx_ids.get(row.id, []),
+        )
+        for row in rows
+    ]
 
 
-def round_view(row: Round, seed: ServerSeed, transaction_ids: list[int]) -> RoundView:
+def _revealed(seed: ServerSeed) -> str | None:
+    return None if seed.active or seed.revealed_at is None else seed.seed.hex()
+
+
+def round_view(
+    row: Round, *, seed_hash: str, server_seed: str | None, transaction_ids: list[int]
+) -> RoundView:
     decision: dict[str, Any] | None = None
     if row.decision is not None:
         decision = {"action": row.decision, "decided_by": row.decided_by or "player"}
@@ -466,10 +531,10 @@ def round_view(row: Round, seed: ServerSeed, transaction_ids: list[int]) -> Roun
         balance_after=int(row.balance_after),
         currency=row.currency,
         fairness={
-            "server_seed_hash": seed.seed_hash,
+            "server_seed_hash": seed_hash,
             "client_seed": row.client_seed,
             "nonce": int(row.nonce),
-            "server_seed": None if seed.active or seed.revealed_at is None else seed.seed.hex(),
+            "server_seed": server_seed,
         },
         transaction_ids=transaction_ids,
         created_at=row.created_at,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from casino.db.models import Account, LedgerTransaction
-from casino.ledger.accounts import WALLET, ensure_wallet, find_wallet, system_accounts
+from casino.ledger.accounts import WALLET, ensure_wallet, wallet_key
 from casino.ledger.errors import InsufficientFunds
 from casino.ledger.posting import ledger_for, transfer
 from casino.service.common import (
@@ -22,7 +22,7 @@ from casino.service.common import (
     player_exists,
 )
 from casino.service.errors import Invalid
-from casino.service.ledger_views import transaction_view, transaction_views
+from casino.service.ledger_views import pending_view, transaction_views
 from casino.service.uow import UnitOfWork
 from casino.service.views import Page, TransactionView, WalletView
 
@@ -45,20 +45,18 @@ def deposit(
     _check_reference(reference)
     session = uow.session
     player_exists(session, player_id)
-    accounts = system_accounts(session, currency)
-    wallet = ensure_wallet(session, player_id, currency)
     ledger = ledger_for(session)
+    accounts = ledger.system_accounts(currency)
+    ensure_wallet(session, player_id, currency)
     ledger.post(
         "deposit",
         currency,
-        transfer(accounts.cash, wallet, amount),
-        wallet_id=wallet,
+        transfer(accounts.cash, wallet_key(player_id, currency), amount),
         player_id=player_id,
         reference=reference,
     )
     (tx,) = ledger.flush()
-    assert tx.id is not None
-    return transaction_view(session, tx.id)
+    return pending_view(tx)
 
 
 def withdraw(
@@ -69,25 +67,20 @@ def withdraw(
     _check_reference(reference)
     session = uow.session
     player_exists(session, player_id)
-    wallet = find_wallet(session, player_id, currency)
-    if wallet is None:
-        raise insufficient_funds(amount, currency)
-    accounts = system_accounts(session, currency)
     ledger = ledger_for(session)
+    accounts = ledger.system_accounts(currency)
+    ledger.post(
+        "withdrawal",
+        currency,
+        transfer(wallet_key(player_id, currency), accounts.cash, amount),
+        player_id=player_id,
+        reference=reference,
+    )
     try:
-        ledger.post(
-            "withdrawal",
-            currency,
-            transfer(wallet, accounts.cash, amount),
-            wallet_id=wallet,
-            player_id=player_id,
-            reference=reference,
-        )
-    except InsufficientFunds:
+        (tx,) = ledger.flush()
+    except InsufficientFunds:  # also when the player has no wallet in this currency
         raise insufficient_funds(amount, currency) from None
-    (tx,) = ledger.flush()
-    assert tx.id is not None
-    return transaction_view(session, tx.id)
+    return pending_view(tx)
 
 
 def list_wallets(uow: UnitOfWork, player_id: str) -> list[WalletView]:

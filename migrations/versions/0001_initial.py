@@ -11,6 +11,61 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
+# The chain append on PostgreSQL, one round trip at commit time (casino.ledger.posting).
+# It locks the chain head before anything else, so the shared accounts (house, in-play,
+# cash) are only ever locked by the one transaction holding the head: no deadlocks, and the
+# hot rows stay locked only for this call and the COMMIT. The link hash must equal
+# casino.ledger.chain.link_hash: sha256(prev_hash || ':' || seq || ':' || digest), hex.
+LEDGER_APPEND = """
+CREATE OR REPLACE FUNCTION ledger_append(txs jsonb, legs jsonb, shared jsonb)
+RETURNS TABLE (tx_id bigint, tx_seq bigint, tx_hash varchar)
+LANGUAGE plpgsql AS $fn$
+DECLARE
+    chain_count bigint;
+    prev varchar;
+    last_tx bigint;
+    tx jsonb;
+    moved bigint;
+BEGIN
+    SELECT h.count, h.last_id, h.last_hash INTO chain_count, last_tx, prev
+        FROM ledger_chain_head h WHERE h.id = 1 FOR UPDATE;
+    UPDATE accounts a SET balance = a.balance + s.delta
+        FROM jsonb_to_recordset(shared) AS s(key varchar, delta bigint)
+        WHERE a.key = s.key;
+    GET DIAGNOSTICS moved = ROW_COUNT;
+    IF moved <> jsonb_array_length(shared) THEN
+        RAISE EXCEPTION 'ledger_append: unknown shared account' USING ERRCODE = '23503';
+    END IF;
+    FOR tx IN SELECT value FROM jsonb_array_elements(txs) LOOP
+        chain_count := chain_count + 1;
+        tx_id := (tx->>'id')::bigint;
+        tx_seq := chain_count;
+        tx_hash := encode(sha256(convert_to(
+            prev || ':' || chain_count::text || ':' || (tx->>'digest'), 'UTF8')), 'hex');
+        INSERT INTO ledger_transactions (id, seq, kind, currency, player_id, round_id,
+                reference, wallet_balance_after, created_at, prev_hash, hash)
+            VALUES (tx_id, chain_count, tx->>'kind', tx->>'currency', tx->>'player_id',
+                tx->>'round_id', tx->>'reference', (tx->>'wallet_balance_after')::bigint,
+                (tx->>'created_at')::timestamptz, prev, tx_hash);
+        prev := tx_hash;
+        last_tx := tx_id;
+        RETURN NEXT;
+    END LOOP;
+    INSERT INTO postings (transaction_id, leg, account_id, amount)
+        SELECT p.transaction_id, p.leg, a.id, p.amount
+        FROM jsonb_to_recordset(legs) AS p(transaction_id bigint, leg integer,
+                                           account varchar, amount bigint)
+        JOIN accounts a ON a.key = p.account;
+    GET DIAGNOSTICS moved = ROW_COUNT;
+    IF moved <> jsonb_array_length(legs) THEN
+        RAISE EXCEPTION 'ledger_append: unknown account in postings' USING ERRCODE = '23503';
+    END IF;
+    UPDATE ledger_chain_head SET count = chain_count, last_id = last_tx, last_hash = prev
+        WHERE id = 1;
+END
+$fn$
+"""
+
 revision: str = '0001'
 down_revision: str | None = None
 branch_labels: str | Sequence[str] | None = None
@@ -144,8 +199,11 @@ def upgrade() -> None:
     op.create_index('ix_rounds_status_created_at', 'rounds', ['status', 'created_at'], unique=False)
     op.create_index('uq_rounds_one_open_per_player', 'rounds', ['player_id'], unique=True, sqlite_where=sa.text("status = 'awaiting_decision'"), postgresql_where=sa.text("status = 'awaiting_decision'"))
 
+    if op.get_bind().dialect.name == 'postgresql':
+        op.execute(sa.schema.CreateSequence(sa.Sequence('ledger_transaction_id_seq')))
     op.create_table('ledger_transactions',
-    sa.Column('id', sa.BigInteger(), autoincrement=False, nullable=False),
+    sa.Column('id', sa.BigInteger(), nullable=False),
+    sa.Column('seq', sa.BigInteger(), nullable=False),
     sa.Column('kind', sa.String(length=16), nullable=False),
     sa.Column('currency', sa.String(length=3), nullable=False),
     sa.Column('player_id', sa.String(length=36), nullable=True),
@@ -158,8 +216,11 @@ def upgrade() -> None:
     sa.ForeignKeyConstraint(['player_id'], ['players.id'], name=op.f('fk_ledger_transactions_player_id_players')),
     sa.ForeignKeyConstraint(['round_id'], ['rounds.id'], name=op.f('fk_ledger_transactions_round_id_rounds')),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_ledger_transactions')),
-    sa.UniqueConstraint('hash', name=op.f('uq_ledger_transactions_hash'))
+    sa.UniqueConstraint('hash', name=op.f('uq_ledger_transactions_hash')),
+    sa.UniqueConstraint('seq', name=op.f('uq_ledger_transactions_seq'))
     )
+    if op.get_bind().dialect.name == 'postgresql':
+        op.execute('ALTER SEQUENCE ledger_transaction_id_seq OWNED BY ledger_transactions.id')
     op.create_index('ix_ledger_transactions_player_id_id', 'ledger_transactions', ['player_id', 'id'], unique=False)
     op.create_index(op.f('ix_ledger_transactions_round_id'), 'ledger_transactions', ['round_id'], unique=False)
 
@@ -174,17 +235,21 @@ def upgrade() -> None:
     sa.PrimaryKeyConstraint('transaction_id', 'leg', name=op.f('pk_postings'))
     )
     op.create_index(op.f('ix_postings_account_id'), 'postings', ['account_id'], unique=False)
+    if op.get_bind().dialect.name == 'postgresql':
+        op.execute(LEDGER_APPEND)
 
 
 
 def downgrade() -> None:
+    if op.get_bind().dialect.name == 'postgresql':
+        op.execute('DROP FUNCTION IF EXISTS ledger_append(jsonb, jsonb, jsonb)')
     op.drop_index(op.f('ix_postings_account_id'), table_name='postings')
 
     op.drop_table('postings')
     op.drop_index(op.f('ix_ledger_transactions_round_id'), table_name='ledger_transactions')
     op.drop_index('ix_ledger_transactions_player_id_id', table_name='ledger_transactions')
 
-    op.drop_table('ledger_transactions')
+    op.drop_table('ledger_transactions')  # drops its sequence too on PostgreSQL
     op.drop_index('uq_rounds_one_open_per_player', table_name='rounds')
     op.drop_index('ix_rounds_status_created_at', table_name='rounds')
     op.drop_index('ix_rounds_player_id_created_at', table_name='rounds')

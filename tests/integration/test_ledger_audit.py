@@ -77,6 +77,11 @@ def played(svc: Svc, demo_tables: list[str]) -> str:
     return pid
 
 
+def tx(seq: int) -> str:
+    """SQL for the id of the transaction at chain position ``seq``."""
+    return f"(SELECT id FROM ledger_transactions WHERE seq = {seq})"
+
+
 def raw(engine: Engine, *statements: str) -> None:
     with engine.begin() as conn:
         for statement in statements:
@@ -84,7 +89,10 @@ def raw(engine: Engine, *statements: str) -> None:
 
 
 def test_audit_catches_an_edited_posting(svc: Svc, engine: Engine, played: str) -> None:
-    raw(engine, "UPDATE postings SET amount = amount + 7 WHERE transaction_id = 3 AND leg = 0")
+    raw(
+        engine,
+        f"UPDATE postings SET amount = amount + 7 WHERE transaction_id = {tx(3)} AND leg = 0",
+    )
     assert {"transactions_balanced", "hash_chain"} <= failed(audit(svc))
 
 
@@ -92,12 +100,12 @@ def test_audit_catches_a_balanced_edit(svc: Svc, engine: Engine, played: str) ->
     """Moving money between two legs keeps the sums right; only the chain can tell."""
     raw(
         engine,
-        "UPDATE postings SET amount = amount - 50 WHERE transaction_id = 1 AND leg = 0",
-        "UPDATE postings SET amount = amount + 50 WHERE transaction_id = 1 AND leg = 1",
+        f"UPDATE postings SET amount = amount - 50 WHERE transaction_id = {tx(1)} AND leg = 0",
+        f"UPDATE postings SET amount = amount + 50 WHERE transaction_id = {tx(1)} AND leg = 1",
         "UPDATE accounts SET balance = balance - 50 WHERE id = "
-        "(SELECT account_id FROM postings WHERE transaction_id = 1 AND leg = 0)",
+        f"(SELECT account_id FROM postings WHERE transaction_id = {tx(1)} AND leg = 0)",
         "UPDATE accounts SET balance = balance + 50 WHERE id = "
-        "(SELECT account_id FROM postings WHERE transaction_id = 1 AND leg = 1)",
+        f"(SELECT account_id FROM postings WHERE transaction_id = {tx(1)} AND leg = 1)",
     )
     assert failed(audit(svc)) == {"hash_chain"}
 
@@ -105,15 +113,17 @@ def test_audit_catches_a_balanced_edit(svc: Svc, engine: Engine, played: str) ->
 def test_audit_catches_a_deleted_transaction(svc: Svc, engine: Engine, played: str) -> None:
     raw(
         engine,
-        "DELETE FROM postings WHERE transaction_id = 5",
-        "DELETE FROM ledger_transactions WHERE id = 5",
+        f"DELETE FROM postings WHERE transaction_id = {tx(5)}",
+        "DELETE FROM ledger_transactions WHERE seq = 5",
     )
     assert "hash_chain" in failed(audit(svc))
 
 
 def test_audit_catches_a_deleted_last_transaction(svc: Svc, engine: Engine, played: str) -> None:
     with engine.connect() as conn:
-        last = conn.execute(text("SELECT max(id) FROM ledger_transactions")).scalar_one()
+        last = conn.execute(
+            text("SELECT id FROM ledger_transactions ORDER BY seq DESC LIMIT 1")
+        ).scalar_one()
     raw(
         engine,
         f"DELETE FROM postings WHERE transaction_id = {last}",
@@ -146,7 +156,7 @@ def test_audit_command_exit_codes(svc: Svc, engine: Engine, db_url: str, played:
     ok = runner.invoke(cli, ["audit", "--database-url", db_url])
     assert ok.exit_code == 0, ok.output
     assert "all checks passed" in ok.output and "hash_chain" in ok.output
-    raw(engine, "UPDATE postings SET amount = amount * 2 WHERE transaction_id = 2")
+    raw(engine, f"UPDATE postings SET amount = amount * 2 WHERE transaction_id = {tx(2)}")
     bad = runner.invoke(cli, ["audit", "--database-url", db_url])
     assert bad.exit_code == 1
     assert "FAIL" in bad.output
