@@ -204,6 +204,10 @@ class RevealedSeedSchema(ma.Schema):
     revealed_at = ma.fields.DateTime()
 
 
+class NoFieldsSchema(RequestSchema):
+    """For POSTs that take no input: an empty body or {} only."""
+
+
 class RotationSchema(ma.Schema):
     revealed = ma.fields.Nested(RevealedSeedSchema)
     current = ma.fields.Nested(SeedsSchema)

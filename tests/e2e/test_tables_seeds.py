@@ -314,3 +314,16 @@ def test_server_seed_never_in_any_response_before_rotation(
         ),
     ]
     assert not any(secret in text or secret.upper() in text for text in texts)
+
+
+def test_rotation_takes_no_fields(api: Api, player: Player) -> None:
+    before = api.get(f"/api/v1/players/{player.id}/seeds", auth=player.auth).get_json()
+    refused = api.post(
+        f"/api/v1/players/{player.id}/seeds/rotate", {"server_seed": "00" * 32}, auth=player.auth
+    )
+    assert_problem(refused, 422, "validation_failed")
+    assert api.get(f"/api/v1/players/{player.id}/seeds", auth=player.auth).get_json() == before
+    assert (
+        api.post(f"/api/v1/players/{player.id}/seeds/rotate", {}, auth=player.auth).status_code
+        == 200
+    )

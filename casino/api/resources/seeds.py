@@ -10,7 +10,7 @@ from casino.api.auth import OPERATOR, PLAYER, acting_player_id, ensure_visible_p
 from casino.api.json_body import ApiBlueprint
 from casino.api.openapi import error_responses
 from casino.api.resources._uow import read, write
-from casino.api.schemas import ClientSeedSchema, RotationSchema, SeedsSchema
+from casino.api.schemas import ClientSeedSchema, NoFieldsSchema, RotationSchema, SeedsSchema
 from casino.service import seeds as seed_service
 from casino.service.views import RotationView, SeedsView
 
@@ -51,9 +51,10 @@ class ClientSeed(MethodView):
 @blp.route("/<uuid_str:player_id>/seeds/rotate")
 class Rotate(MethodView):
     @requires(PLAYER)
+    @blp.arguments(NoFieldsSchema, required=False)
     @blp.response(200, RotationSchema)
-    @blp.doc(responses=error_responses(404, 409))
-    def post(self, player_id: str) -> RotationView:
+    @blp.doc(responses=error_responses(404, 409, 422))
+    def post(self, _: dict[str, Any], player_id: str) -> RotationView:
         """Reveal the active server seed and commit to a new one.
 
         409 round_in_progress while a round awaits a decision.
