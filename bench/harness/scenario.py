@@ -150,6 +150,18 @@ def run_scenario(scenario: Scenario, log: Callable[[str], None] = print) -> Scen
         started = time.monotonic()
         run.run(plan if has_faults else None)
         elapsed = run.finished - started
+        # An instance whose master died (e.g. its workers could not boot) is a failure of the
+        # run; the checks go on through the instances still alive.
+        alive = [i for i in instances if i.process is not None and i.process.poll() is None]
+        for instance in instances:
+            if instance not in alive:
+                code = instance.process.returncode if instance.process else None
+                run.stats.violation(
+                    f"gunicorn on port {instance.port} exited ({code}):\n{instance.log_tail(12)}"
+                )
+        if not alive:
+            raise RuntimeError("every gunicorn instance exited:\n" + instances[0].log_tail(30))
+        config.base_urls = [i.base_url for i in alive]
         recovery = http_ready(config.base_urls, timeout=60)
         run.reconcile()
         report = None

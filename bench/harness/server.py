@@ -107,6 +107,9 @@ class GunicornInstance:
             "--timeout",
             "30",
             "--no-control-socket",
+            # Workers forked from an app imported once: a replacement for a killed worker
+            # starts in milliseconds and runs the same code as the one it replaces.
+            "--preload",
             "--graceful-timeout",
             "5",
             *(["--access-logfile", "-"] if self.access_log else []),
