@@ -94,6 +94,10 @@ def _init_throttling(app: Flask) -> None:
         application_limits_deduct_when=lambda response: response.status_code == 401,
         application_limits_exempt_when=lambda: request.endpoint in _UNTHROTTLED,
         headers_enabled=False,
+        # A shared counter store (redis://...) that is down must not take the API down:
+        # count in memory meanwhile.
+        in_memory_fallback_enabled=True,
+        swallow_errors=True,
         enabled=bool(app.config.get("RATELIMIT_ENABLED", True)),
     )
     limiter.init_app(app)

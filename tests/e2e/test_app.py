@@ -23,10 +23,14 @@ def test_config_selected_by_casino_env(monkeypatch: pytest.MonkeyPatch, tmp_path
     monkeypatch.setenv("CASINO_ENV", "testing")
     monkeypatch.setenv("CASINO_TEST_DATABASE_URL", f"sqlite:///{tmp_path / 'env.db'}")
     monkeypatch.setenv("CASINO_OPERATOR_TOKENS", " a-token , another ,,")
+    monkeypatch.setenv("RATELIMIT_STORAGE_URI", "memory://")
+    monkeypatch.setenv("CASINO_AUTH_FAILURE_LIMIT", "7 per hour")
     app = create_app()
     assert app.config["TESTING"] is True
     assert app.config["CASINO_OPERATOR_TOKENS"] == ["a-token", "another"]
     assert app.config["DATABASE_URL"].endswith("env.db")
+    assert app.config["RATELIMIT_STORAGE_URI"] == "memory://"
+    assert app.config["AUTH_FAILURE_LIMIT"] == "7 per hour"
 
 
 def test_environment_is_read_at_create_app_time(
