@@ -669,3 +669,97 @@ def test_duplicate_external_ref_is_refused(world: World, unchanged: None) -> Non
         headers=world.headers("operator", key=False),
     )
     assert_problem(response, 409, "duplicate_external_ref")
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        {"min_ante": 500, "max_ante": 100},
+        {"bet_increment": 0},
+        {"decks": 0},
+        {"decks": 9},
+        {"tie_pays": -1},
+        {"min_ante": -100},
+        {"max_tie_bet": 1.5},
+        {"surrender_allowed": "yes"},
+        {"house_edge": 0},
+    ],
+    ids=[
+        "min-above-max",
+        "zero-increment",
+        "no-decks",
+        "too-many-decks",
+        "negative-pays",
+        "negative-ante",
+        "float-limit",
+        "string-bool",
+        "unknown-rule",
+    ],
+)
+def test_bad_table_rules_are_refused(world: World, unchanged: None, rules: dict[str, Any]) -> None:
+    created = world.client.post(
+        "/api/v1/tables",
+        json={"id": "hostile-table", "currency": "EUR", "rules": rules},
+        headers=world.headers("operator", key=False),
+    )
+    assert_problem(created, 422)
+    changed = world.client.patch(
+        "/api/v1/tables/classic",
+        json={"rules": rules},
+        headers=world.headers("operator", key=False),
+    )
+    assert_problem(changed, 422)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "limit=0",
+        "limit=-1",
+        "limit=100000",
+        "limit=abc",
+        "limit=1.5",
+        "cursor=%00",
+        "cursor=' OR 1=1 --",
+        "cursor=" + "z" * 600,
+        "status=lost",
+        "player_id=not-a-uuid",
+        "sort=id",
+    ],
+)
+def test_bad_queries_are_refused(world: World, unchanged: None, query: str) -> None:
+    response = world.client.get(
+        f"/api/v1/rounds?{query}", headers=world.headers("operator", key=False)
+    )
+    assert response.status_code in (400, 422), (query, response.status_code, response.get_json())
+    assert_problem(response, response.status_code)
+
+
+@pytest.mark.parametrize("client_seed", ["", "x" * 65, "tab\there", "ünïcode", "\ud800"])
+def test_bad_client_seeds_are_refused(world: World, unchanged: None, client_seed: str) -> None:
+    response = world.client.put(
+        f"/api/v1/players/{world.a_id}/seeds/client",
+        data=json.dumps({"client_seed": client_seed}),
+        headers={**world.headers("a", key=False), "Content-Type": "application/json"},
+    )
+    assert response.status_code in (400, 422), (response.status_code, response.get_json())
+    assert_problem(response, response.status_code)
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("delete", "/api/v1/players/{a}"),
+        ("put", "/api/v1/rounds"),
+        ("delete", "/api/v1/tables/classic"),
+        ("patch", "/api/v1/players/{a}/wallets"),
+    ],
+)
+def test_unsupported_methods_are_refused(
+    world: World, unchanged: None, method: str, path: str
+) -> None:
+    response = getattr(world.client, method)(
+        path.format(a=world.a_id), headers=world.headers("operator")
+    )
+    assert_problem(response, 405, "method_not_allowed")
+    assert response.headers.get("Allow")
