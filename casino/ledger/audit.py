@@ -344,7 +344,14 @@ def _money_mismatch(
 
 
 def run_audit(session: Session) -> AuditReport:
-    """Read the whole ledger and check it; read-only."""
+    """Read the whole ledger and check it; read-only.
+
+    On PostgreSQL a session that has not started its transaction yet reads everything in one
+    REPEATABLE READ snapshot, so the audit can run beside live traffic without seeing half
+    of a request. (On SQLite the transaction takes the database lock, with the same effect.)
+    """
+    if not session.in_transaction() and session.get_bind().dialect.name == "postgresql":
+        session.connection(execution_options={"isolation_level": "REPEATABLE READ"})
     books = _load(session)
     sums = _posting_sums(books)
     checks = [

@@ -41,11 +41,25 @@ def simulate(server_seed: bytes, client_seed: str, rules: TableRules) -> tuple[i
     return nonce, balance
 
 
-def hammer(svc: Svc, pid: str) -> tuple[list[str], list[str]]:
+def hammer(svc: Svc, pid: str) -> tuple[list[str], list[str], list[str]]:
+    """Run the bettors, with an auditor reading the books all along; returns the accepted
+    round ids, the refusal codes and the audit failures seen meanwhile."""
     accepted: list[str] = []
     refusals: list[str] = []
+    audit_failures: list[str] = []
     lock = threading.Lock()
-    start = threading.Barrier(THREADS)
+    start = threading.Barrier(THREADS + 1)
+    done = threading.Event()
+    audits: list[bool] = []
+
+    def auditor() -> None:
+        start.wait()
+        while not done.is_set():
+            with svc.uow() as uow:
+                report = run_audit(uow.session)
+            audits.append(report.ok)
+            if not report.ok:
+                audit_failures.append(format_report(report))
 
     def worker() -> None:
         start.wait()
@@ -61,11 +75,16 @@ def hammer(svc: Svc, pid: str) -> tuple[list[str], list[str]]:
                     refusals.append(exc.code)
 
     threads = [threading.Thread(target=worker) for _ in range(THREADS)]
+    watcher = threading.Thread(target=auditor)
+    watcher.start()
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join(120)
-    return accepted, refusals
+    done.set()
+    watcher.join(120)
+    assert audits, "the auditor never completed a pass"
+    return accepted, refusals, audit_failures
 
 
 def test_one_wallet_many_threads(svc: Svc, demo_tables: list[str]) -> None:
@@ -79,8 +98,9 @@ def test_one_wallet_many_threads(svc: Svc, demo_tables: list[str]) -> None:
             break
     svc.run(seeds.set_client_seed, pid, client_seed)
 
-    accepted, refusals = hammer(svc, pid)
+    accepted, refusals, audit_failures = hammer(svc, pid)
 
+    assert audit_failures == []  # the books balance at every commit, seen from outside
     assert len(accepted) == expected_bets
     assert svc.balance(pid) == expected_balance >= 0
     assert "insufficient_funds" in refusals
