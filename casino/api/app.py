@@ -106,5 +106,12 @@ def _init_throttling(app: Flask) -> None:
 
 def _configure_logging(app: Flask) -> None:
     level = getattr(logging, str(app.config.get("LOG_LEVEL", "INFO")), logging.INFO)
-    logging.getLogger("casino").setLevel(level)
+    logger = logging.getLogger("casino")
+    logger.setLevel(level)
+    # Under gunicorn the root logger has no handler: write where gunicorn's error log goes.
+    gunicorn = logging.getLogger("gunicorn.error")
+    if gunicorn.handlers and not logger.handlers:
+        for handler in gunicorn.handlers:
+            logger.addHandler(handler)
+        logger.propagate = False
     install_log_filters()

@@ -194,7 +194,7 @@ def handle_database_unavailable(error: sa_exc.SQLAlchemyError) -> Response:
     return problem(
         503,
         "service_unavailable",
-        "The database is unavailable; retry later with the same Idempotency-Key.",
+        "The database is unavailable; retry later (a write with the same Idempotency-Key).",
         headers=_retry_after(),
     )
 
