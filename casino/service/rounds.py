@@ -110,6 +110,9 @@ class _Claim:
     client_seed: str
     nonce: int
     open_round_id: str | None
+    table_rules: dict[str, Any] | None  # None: no such table
+    table_currency: str | None
+    table_active: bool | None
 
 
 _SEEDS = cast(Table, ServerSeed.__table__)
@@ -117,18 +120,24 @@ _ROUNDS = cast(Table, Round.__table__)
 _TABLES = cast(Table, CasinoTable.__table__)
 
 
-def _claim_nonce(uow: UnitOfWork, player_id: str) -> _Claim:
-    """Take the next nonce of the player's active seed and see whether a round is open.
+def _claim_nonce(uow: UnitOfWork, player_id: str, table_id: str) -> _Claim:
+    """Take the next nonce of the player's active seed; in the same round trip, read the
+    table and whether the player has a round open.
 
     The row lock the UPDATE takes serialises the player's bets. The open-round answer comes
     from the statement's snapshot, so a bet racing another can miss it; the partial unique
-    index on rounds then refuses the second insert (see ``place_bet``).
+    index on rounds then refuses the second insert (see ``place_bet``). Any refusal after
+    this rolls the claim back with everything else.
     """
     open_round = (
         select(_ROUNDS.c.id)
         .where(_ROUNDS.c.player_id == player_id, _ROUNDS.c.status == AWAITING_DECISION)
         .scalar_subquery()
     )
+
+    def table_column(column: Any) -> Any:
+        return select(column).where(_TABLES.c.id == table_id).scalar_subquery()
+
     for _ in range(3):
         row = uow.session.execute(
             update(_SEEDS)
@@ -141,6 +150,9 @@ def _claim_nonce(uow: UnitOfWork, player_id: str) -> _Claim:
                 _SEEDS.c.client_seed,
                 _SEEDS.c.next_nonce,
                 open_round,
+                table_column(_TABLES.c.rules),
+                table_column(_TABLES.c.currency),
+                table_column(_TABLES.c.active),
             )
         ).one_or_none()
         if row is not None:
@@ -151,6 +163,9 @@ def _claim_nonce(uow: UnitOfWork, player_id: str) -> _Claim:
                 client_seed=str(row[3]),
                 nonce=int(row[4]) - 1,
                 open_round_id=row[5],
+                table_rules=row[6],
+                table_currency=row[7],
+                table_active=None if row[8] is None else bool(row[8]),
             )
         # No player, or a rotation committed between our snapshot and the update: in the
         # latter case the next statement sees the new active seed.
@@ -165,15 +180,18 @@ def place_bet(
     uow: UnitOfWork, player_id: str, table_id: str, ante: int, tie_bet: int = 0
 ) -> RoundView:
     session = uow.session
-    table = _table_row(uow, table_id)
-    if not table.active:
+    if not isinstance(table_id, str):
+        raise NotFound("no such table", code="table_not_found")
+    claim = _claim_nonce(uow, player_id, table_id)
+    if claim.table_rules is None or claim.table_currency is None:
+        raise NotFound("no such table", code="table_not_found")
+    if not claim.table_active:
         raise Conflict("the table is closed", code="table_inactive")
-    rules = TableRules.from_dict(table.rules)
+    rules = TableRules.from_dict(claim.table_rules)
     rules.validate_bet(ante, tie_bet)
-    claim = _claim_nonce(uow, player_id)
     if claim.open_round_id is not None:
         raise _round_in_progress(claim.open_round_id)
-    currency = table.currency
+    currency = claim.table_currency
     game = CasinoWarRound.start(
         rules,
         deal_casino_war(claim.server_seed, claim.client_seed, claim.nonce, rules.decks),
@@ -184,7 +202,7 @@ def place_bet(
     row = Round(
         id=str(uuid.uuid4()),
         player_id=player_id,
-        table_id=table.id,
+        table_id=table_id,
         currency=currency,
         rules=rules.to_dict(),
         status=game.status.value,
@@ -246,20 +264,6 @@ def place_bet(
         server_seed=None,
         transaction_ids=_pending_ids(ledger, row.id),
     )
-
-
-def _table_row(uow: UnitOfWork, table_id: str) -> Any:
-    table = _TABLES
-    row = None
-    if isinstance(table_id, str):
-        row = uow.session.execute(
-            select(table.c.id, table.c.currency, table.c.rules, table.c.active).where(
-                table.c.id == table_id
-            )
-        ).one_or_none()
-    if row is None:
-        raise NotFound("no such table", code="table_not_found")
-    return row
 
 
 def _round_values(row: Round) -> dict[str, Any]:
