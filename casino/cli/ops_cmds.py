@@ -7,8 +7,12 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import timedelta
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from casino.service.uow import UnitOfWork
 
 _DURATION = re.compile(r"(\d+)\s*([smhdw])")
 _UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
@@ -35,7 +39,7 @@ def _url(url: str | None) -> str:
 
 
 @contextmanager
-def _unit_of_work(url: str | None) -> Iterator[object]:
+def _unit_of_work(url: str | None) -> Iterator[UnitOfWork]:
     from casino.db.session import make_engine, make_session_factory
     from casino.service.uow import UnitOfWork
 
@@ -74,8 +78,8 @@ def seed_demo(url: str | None) -> None:
     from casino.service.demo import seed_demo as run_seed
 
     with _unit_of_work(url) as uow:
-        data = run_seed(uow)  # type: ignore[arg-type]
-        uow.commit()  # type: ignore[attr-defined]
+        data = run_seed(uow)
+        uow.commit()
     player = data["player"]
     wallet = data["wallet"]
     click.echo(f"tables:          {', '.join(data['tables'])}")
@@ -93,8 +97,8 @@ def create_operator_token(url: str | None, name: str) -> None:
     from casino.service.auth import create_operator_token as create
 
     with _unit_of_work(url) as uow:
-        token = create(uow, name)  # type: ignore[arg-type]
-        uow.commit()  # type: ignore[attr-defined]
+        token = create(uow, name)
+        uow.commit()
     click.echo(token)
 
 
@@ -105,7 +109,7 @@ def audit(url: str | None) -> None:
     from casino.ledger.audit import format_report, run_audit
 
     with _unit_of_work(url) as uow:
-        report = run_audit(uow.session)  # type: ignore[attr-defined]
+        report = run_audit(uow.session)
     click.echo(format_report(report))
     if not report.ok:
         sys.exit(1)
@@ -127,8 +131,8 @@ def resolve_stale(url: str | None, older_than: str) -> None:
 
     age = parse_duration(older_than)
     with _unit_of_work(url) as uow:
-        rounds = resolve(uow, age)  # type: ignore[arg-type]
-        uow.commit()  # type: ignore[attr-defined]
+        rounds = resolve(uow, age)
+        uow.commit()
     for view in rounds:
         action = view.decision["action"] if view.decision else "-"
         click.echo(f"{view.id}  player {view.player_id}  {action}  net {view.net}")
@@ -143,8 +147,8 @@ def purge_idempotency(url: str | None, older_than: str) -> None:
     from casino.service.idempotency import purge_idempotency as purge
 
     with _unit_of_work(url) as uow:
-        removed = purge(uow, parse_duration(older_than))  # type: ignore[arg-type]
-        uow.commit()  # type: ignore[attr-defined]
+        removed = purge(uow, parse_duration(older_than))
+        uow.commit()
     click.echo(f"{removed} record(s) removed")
 
 
