@@ -202,7 +202,7 @@ def upgrade() -> None:
     if op.get_bind().dialect.name == 'postgresql':
         op.execute(sa.schema.CreateSequence(sa.Sequence('ledger_transaction_id_seq')))
     op.create_table('ledger_transactions',
-    sa.Column('id', sa.BigInteger(), nullable=False),
+    sa.Column('id', sa.BigInteger(), autoincrement=False, nullable=False),
     sa.Column('seq', sa.BigInteger(), nullable=False),
     sa.Column('kind', sa.String(length=16), nullable=False),
     sa.Column('currency', sa.String(length=3), nullable=False),

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import inspect
+from sqlalchemy import inspect, text
 
 from casino.db.base import Base
 from casino.db.migrate import downgrade, upgrade
@@ -78,3 +78,28 @@ def test_partial_unique_indexes_exist(fresh_url: str) -> None:
         engine.dispose()
     assert rounds["uq_rounds_one_open_per_player"]["unique"]
     assert seeds["uq_server_seeds_one_active"]["unique"]
+
+
+def test_postgres_ledger_function_and_sequence(fresh_url: str) -> None:
+    """The chain append and the id sequence live outside the models' metadata."""
+    engine = make_engine(fresh_url)
+    try:
+        if engine.dialect.name != "postgresql":
+            assert engine.dialect.name == "sqlite"  # SQLite appends in Python instead
+            return
+        upgrade(fresh_url)
+        with engine.connect() as conn:
+            assert conn.execute(text("SELECT to_regproc('ledger_append')")).scalar() is not None
+            owner = conn.execute(
+                text("SELECT pg_get_serial_sequence('ledger_transactions', 'id')")
+            ).scalar()
+            assert owner == "public.ledger_transaction_id_seq"
+        downgrade(fresh_url, "base")
+        with engine.connect() as conn:
+            assert conn.execute(text("SELECT to_regproc('ledger_append')")).scalar() is None
+            assert (
+                conn.execute(text("SELECT to_regclass('ledger_transaction_id_seq')")).scalar()
+                is None
+            )
+    finally:
+        engine.dispose()
