@@ -87,6 +87,20 @@ def seed_demo(url: str | None) -> None:
     click.echo(f"demo player:     {player['id']} ({player['external_ref']})")
     click.echo(f"player token:    {player['token']}")
     click.echo(f"wallet:          {wallet['balance']} {wallet['currency']} minor units")
+    click.echo()
+    click.echo("try it (once `make run` serves on 127.0.0.1:8000):")
+    base = "http://127.0.0.1:8000/api/v1"
+    click.echo(f"  curl -s {base}/tables -H 'Authorization: Bearer {player['token']}'")
+    click.echo(
+        f"  curl -s -X POST {base}/rounds -H 'Authorization: Bearer {player['token']}'"
+        " -H 'Content-Type: application/json' -H \"Idempotency-Key: $(date +%s%N)\""
+        """ -d '{"table_id": "classic", "ante": 1000, "tie_bet": 100}'"""
+    )
+    click.echo(
+        f"  curl -s {base}/players/{player['id']}/wallets"
+        f" -H 'Authorization: Bearer {data['operator_token']}'"
+    )
+    click.echo(f"  docs: {base}/docs")
 
 
 @click.command("create-operator-token")
@@ -152,6 +166,17 @@ def purge_idempotency(url: str | None, older_than: str) -> None:
     click.echo(f"{removed} record(s) removed")
 
 
+@click.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8000, show_default=True, type=int)
+@click.option("--workers", default=None, type=int, help="Default: WEB_CONCURRENCY, else 2.")
+def serve(host: str, port: int, workers: int | None) -> None:
+    """Serve the API with gunicorn (configuration from CASINO_ENV, default development)."""
+    from casino.api.serve import serve as run
+
+    run(host, port, workers=workers)
+
+
 def _safe(url: str) -> str:
     """The URL without its password, for printing."""
     from sqlalchemy.engine import make_url
@@ -168,5 +193,6 @@ def register(group: click.Group) -> None:
         audit,
         resolve_stale,
         purge_idempotency,
+        serve,
     ):
         group.add_command(command)
