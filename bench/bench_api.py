@@ -47,6 +47,7 @@ def _load(seconds: float) -> dict[str, Any]:
         "operator_share": 0.0,
         "read_share": 0.0,
         "war_share": 1.0,
+        "abandon_share": 0.0,
     }
 
 

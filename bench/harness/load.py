@@ -188,6 +188,7 @@ class LoadConfig:
     operator_share: float = 0.06
     read_share: float = 0.08
     war_share: float = 0.5
+    abandon_share: float = 0.15  # ties left undecided for now
     retry_budget: float = 20.0
     seed: int | None = None
 
@@ -315,6 +316,10 @@ class LoadRun:
             elif roll < cfg.replay_share + cfg.reuse_share:
                 self._check_reuse(call, base_url)
             if reply.body.get("status") == "awaiting_decision":
+                if rng.random() < cfg.abandon_share:
+                    # Left open: the next bet meets round_in_progress, and rounds still open
+                    # at the end exercise the "open stakes" side of the balance invariant.
+                    return
                 self.decide(player, reply.body["id"], rng, base_url)
         elif reply.status == 409 and reply.code == "round_in_progress":
             open_id = reply.body.get("round_id") if isinstance(reply.body, dict) else None
