@@ -156,6 +156,14 @@ class GunicornInstance:
         return pids[0]
 
     def stop(self) -> None:
+        try:
+            self._stop_process()
+        finally:
+            # What a run needs from the log it takes before stopping (ScenarioResult).
+            if self.log_path is not None:
+                self.log_path.unlink(missing_ok=True)
+
+    def _stop_process(self) -> None:
         if self.process is None or self.process.poll() is not None:
             return
         self.process.terminate()
