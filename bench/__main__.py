@@ -35,7 +35,8 @@ def run(name: str) -> bool:
         ok = False
     else:
         # A bench may return False (or a non-zero status) to report a missed target.
-        ok = outcome is None or outcome is True or outcome == 0
+        # bool is an int subclass: False == 0, so test for True/None first and ints strictly.
+        ok = outcome is None or outcome is True or (type(outcome) is int and outcome == 0)
     status = "ok" if ok else "FAILED"
     print(f"--- {name}: {status} in {time.perf_counter() - started:.1f}s", flush=True)
     return ok
