@@ -151,6 +151,7 @@ class WarGame:
         options: dict[str, Any] | None = None,
         log: bool = True,
         battle_cap: int = BATTLE_CAP,
+        observer: Callable[[WarGame], None] | None = None,
     ) -> None:
         self.rules = rules
         self.seed = validate_seed(seed)
@@ -160,6 +161,8 @@ class WarGame:
         if len(self.seats) != rules.seats:
             raise InvalidRules(f"these rules seat {rules.seats} players, not {len(self.seats)}")
         self.battle_cap = battle_cap
+        #: Called after every battle (tests assert card conservation with it).
+        self.observer = observer
         self._key = server_seed(seed)
         pack = rules.pack_spec
         self._rank = [int(card.rank) for card in pack.cards]
@@ -336,6 +339,24 @@ class WarGame:
         while len(hand) < size and stock:
             hand.append(stock.popleft())
 
+    def _highest(self, seats: list[int], up: list[int]) -> list[int]:
+        """The seats whose face-up card ranks highest (one seat: it wins)."""
+        if self.rules.low_beats_ace:
+            values = self._strengths(seats, up)
+            best = max(values.values())
+            return [s for s in seats if values[s] == best]
+        rank = self._rank
+        best = -1
+        top: list[int] = []
+        for s in seats:
+            value = rank[up[s]]
+            if value > best:
+                best = value
+                top = [s]
+            elif value == best:
+                top.append(s)
+        return top
+
     def _strengths(self, seats: Sequence[int], up: list[int]) -> dict[int, int]:
         rank = self._rank
         values = {s: rank[up[s]] for s in seats}
@@ -356,8 +377,10 @@ class WarGame:
         pot: list[list[int]] = [[] for _ in range(n)]
         self._pot = pot
         up = [-1] * n
-        self._gone = set()
-        self._protected = set()
+        if self._gone:
+            self._gone = set()
+        if self._protected:
+            self._protected = set()
         self._steals = 0
         stocks, piles, hands = self.stocks, self.piles, self.hands
         active = [s for s in range(n) if stocks[s] or piles[s] or hands[s]]
@@ -380,13 +403,7 @@ class WarGame:
             if len(contenders) <= 1:
                 winner = contenders[0] if contenders else None
                 break
-            if self.rules.low_beats_ace:
-                values = self._strengths(contenders, up)
-            else:
-                rank = self._rank
-                values = {s: rank[up[s]] for s in contenders}
-            best = max(values.values())
-            top = [s for s in contenders if values[s] == best]
+            top = self._highest(contenders, up)
             if len(top) == 1:
                 winner, compared = top[0], True
                 break
@@ -447,6 +464,8 @@ class WarGame:
             cards.append(chosen)
             if entry is not None:
                 entry["top"] = self._code[chosen]
+        for s in range(n):
+            pot[s] = []  # the cards stay on the table (and counted there) until placed
         self._place(winner, cards)
 
     def _war_down(self, rnd: int, tied_rank: int) -> int:
@@ -582,8 +601,6 @@ class WarGame:
             if entry is not None:
                 entry["pair_to"] = loser
         cards = self._ordered(winner, pot)
-        for s in range(self.rules.seats):
-            pot[s] = []
         if entry is not None:
             entry["winner"] = winner
             entry["won"] = len(cards)
@@ -787,6 +804,8 @@ class WarGame:
                 entry["hands"] = [len(h) for h in self.hands]
             self.log.append(entry)
         self._check_end(entry)
+        if self.observer is not None:
+            self.observer(self)
 
     def _finish(
         self, winners: Sequence[int], reason: EndReason, entry: dict[str, Any] | None
@@ -800,7 +819,10 @@ class WarGame:
     def _check_end(self, entry: dict[str, Any] | None) -> None:
         r = self.rules
         n = r.seats
-        held = [self.cards_held(s) for s in range(n)]
+        held = [
+            len(stock) + len(pile) + len(hand)
+            for stock, pile, hand in zip(self.stocks, self.piles, self.hands, strict=True)
+        ]
         holders = [s for s in range(n) if held[s]]
         if self._void_draw:
             self._finish((), EndReason.VOID, entry)

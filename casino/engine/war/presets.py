@@ -132,7 +132,7 @@ PRESETS: dict[str, Preset] = {
             "Classic War with two jokers above the aces; optionally one joker buried in each "
             "stock so no player gets both.",
             {"pack": "jokers-54"},
-            {"joker_deal": ("random", "split"), **_CLASSIC_CHOICES},
+            {"seats": (2, 3, 4), "joker_deal": ("random", "split"), **_CLASSIC_CHOICES},
         ),
         Preset(
             "razboi",

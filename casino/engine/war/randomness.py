@@ -89,6 +89,15 @@ class BitSource:
         """Fisher-Yates from the front, as in the fairness spec, with ``below`` (inlined:
         every won war is shuffled, so this is on the simulation's hot path)."""
         n = len(items)
+        if n == 2:  # one battle's two cards: below(2) is a single bit
+            if not self.nbits:
+                self.word = self._u32()
+                self.nbits = 32
+            if self.word & 1:
+                items[0], items[1] = items[1], items[0]
+            self.word >>= 1
+            self.nbits -= 1
+            return
         word, nbits, u32 = self.word, self.nbits, self._u32
         for i in range(n - 1):
             m = n - i

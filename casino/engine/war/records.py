@@ -80,7 +80,7 @@ def replay_record(data: dict[str, Any]) -> WarGame:
         target = int(data["battles"])
         if data["paused"] or data["finished"]:
             game.advance("decision")
-        while game.battles < target and not game.finished:
+        while game.battles < target and not game.finished and not game.pending:
             game.advance("battle")
     except (KeyError, TypeError, ValueError, EngineError) as exc:
         if isinstance(exc, CorruptRecord):
