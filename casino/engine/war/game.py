@@ -186,6 +186,7 @@ class WarGame:
         self._pending: dict[int, Decision] = {}
         self._answers: dict[int, Move] = {}
         self._gen: BattleGen | None = None
+        self._stop_each_battle = False
         self._entry: dict[str, Any] | None = None
         self._pot: list[list[int]] = [[] for _ in range(n)]
         self._void_draw = False
@@ -250,7 +251,7 @@ class WarGame:
                 continue
             if until == "battle" and self.battles > start:
                 return
-            self._gen = self._battle()
+            self._stop_each_battle = until == "battle"
             self._resume({})
 
     def apply(self, seat: int, move: object) -> None:
@@ -273,18 +274,22 @@ class WarGame:
         del self._pending[seat]
         if not self._pending:
             answers, self._answers = self._answers, {}
+            self._stop_each_battle = True
             self._resume(answers)
 
     def _resume(self, answers: dict[int, Move]) -> None:
+        """Run the battles until they need a human, pause between battles, or the game ends."""
+        if self._gen is None:
+            self._gen = self._play()
         gen = self._gen
-        assert gen is not None
         send: dict[int, Move] | None = answers or None
         while True:
             try:
                 requests = gen.send(send)  # type: ignore[arg-type]
             except StopIteration:
                 self._gen = None
-                self._end_battle()
+                return
+            if not requests:  # between battles, as asked
                 return
             send = {}
             for decision in requests:
@@ -371,42 +376,84 @@ class WarGame:
 
     # --- one battle --------------------------------------------------------------------------
 
-    def _battle(self) -> BattleGen:
+    def _play(self) -> BattleGen:
+        """Battles one after another until the game ends. Yields the decisions it needs, and
+        an empty request after each battle when ``_stop_each_battle`` asks it to pause."""
         r = self.rules
         n = r.seats
-        pot: list[list[int]] = [[] for _ in range(n)]
-        self._pot = pot
-        up = [-1] * n
-        if self._gone:
-            self._gone = set()
-        if self._protected:
-            self._protected = set()
-        self._steals = 0
-        stocks, piles, hands = self.stocks, self.piles, self.hands
-        active = [s for s in range(n) if stocks[s] or piles[s] or hands[s]]
-        entry = self._entry = self._new_entry() if self.log is not None else None
         plain = self._plain
-        if plain:
-            for s in active:
-                card = stocks[s].popleft() if stocks[s] else self._draw(s)
-                pot[s].append(card)
-                up[s] = card
-        else:
-            yield from self._commit(active, pot, up, 0)
-        contenders = [s for s in active if s not in self._gone] if self._gone else active
-        if entry is not None:
-            entry["turned"] = [self._code[up[s]] if pot[s] else None for s in range(n)]
-        rnd = 0
-        winner: int | None = None
-        compared = False
-        while True:
-            if len(contenders) <= 1:
-                winner = contenders[0] if contenders else None
-                break
+        while self.result is None:
+            pot: list[list[int]] = [[] for _ in range(n)]
+            self._pot = pot
+            up = [-1] * n
+            if self._gone:
+                self._gone = set()
+            if self._protected:
+                self._protected = set()
+            self._steals = 0
+            stocks, piles, hands = self.stocks, self.piles, self.hands
+            active = [s for s in range(n) if stocks[s] or piles[s] or hands[s]]
+            entry = self._entry = self._new_entry() if self.log is not None else None
+            if plain:
+                for s in active:
+                    card = stocks[s].popleft() if stocks[s] else self._draw(s)
+                    pot[s].append(card)
+                    up[s] = card
+            else:
+                yield from self._commit(active, pot, up, 0)
+            contenders = [s for s in active if s not in self._gone] if self._gone else active
+            if entry is not None:
+                entry["turned"] = [self._code[up[s]] if pot[s] else None for s in range(n)]
             top = self._highest(contenders, up)
             if len(top) == 1:
-                winner, compared = top[0], True
-                break
+                winner: int | None = top[0]
+                rnd = 0
+                compared = len(contenders) > 1
+            else:
+                winner, rnd, compared = yield from self._war(contenders, top, pot, up, entry)
+            if winner is None:
+                if rnd >= 0:  # nobody left to fight at all
+                    self._void(active, pot)
+            else:
+                if rnd:
+                    self.wars_won[winner] += 1
+                split_pair = compared and rnd > 0 and r.hand_size > 0
+                cards = self._take_pot(winner, pot, split_pair=split_pair)
+                if r.stealing and len({self._rank[c] for c in cards}) > 1:
+                    decision = self._top_decision(winner, cards)
+                    answers = yield [decision]
+                    chosen = self._index[answers[winner]["card"]]
+                    cards.remove(chosen)
+                    cards.append(chosen)
+                    if entry is not None:
+                        entry["top"] = self._code[chosen]
+                for s in range(n):
+                    pot[s] = []  # the cards stay on the table (and counted there) until placed
+                self._place(winner, cards)
+            self._end_battle()
+            if self._stop_each_battle and self.result is None:
+                yield []
+
+    def _war(
+        self,
+        contenders: list[int],
+        top: list[int],
+        pot: list[list[int]],
+        up: list[int],
+        entry: dict[str, Any] | None,
+    ) -> Generator[list[Decision], dict[int, Move], tuple[int | None, int, bool]]:
+        """From a tie for the highest card to the war's end: ``(winner, rounds, compared)``;
+        ``compared`` is false when the winner is the last one able to fight. A void war is
+        settled here and reported as ``(None, -1, False)``."""
+        r = self.rules
+        n = r.seats
+        plain = self._plain
+        rnd = 0
+        while True:
+            if len(contenders) <= 1:
+                return (contenders[0] if contenders else None), rnd, False
+            if len(top) == 1:
+                return top[0], rnd, True
             rnd += 1
             if rnd == 1:
                 self.wars += 1
@@ -416,11 +463,12 @@ class WarGame:
             plan, eliminated, void = self._short_stack(contenders, top, down)
             if void is not None:
                 self._void(void, pot)
-                return
+                return None, -1, False
             for s in eliminated:
                 self._forfeit(s, pot)
             contenders = [s for s in contenders if s not in eliminated]
             if len(contenders) <= 1:
+                top = contenders
                 continue
             war_round: dict[str, Any] | None = None
             if entry is not None:
@@ -450,23 +498,7 @@ class WarGame:
                     if s not in self._gone:
                         war_round["up"][s] = self._code[up[s]]
             contenders = [s for s in contenders if s not in self._gone]
-        if winner is None:
-            self._void(active, pot)
-            return
-        if rnd:
-            self.wars_won[winner] += 1
-        cards = self._take_pot(winner, pot, split_pair=compared and rnd > 0 and r.hand_size > 0)
-        if r.stealing and len({self._rank[c] for c in cards}) > 1:
-            decision = self._top_decision(winner, cards)
-            answers = yield [decision]
-            chosen = self._index[answers[winner]["card"]]
-            cards.remove(chosen)
-            cards.append(chosen)
-            if entry is not None:
-                entry["top"] = self._code[chosen]
-        for s in range(n):
-            pot[s] = []  # the cards stay on the table (and counted there) until placed
-        self._place(winner, cards)
+            top = self._highest(contenders, up) if contenders else []
 
     def _war_down(self, rnd: int, tied_rank: int) -> int:
         r = self.rules
@@ -819,6 +851,20 @@ class WarGame:
     def _check_end(self, entry: dict[str, Any] | None) -> None:
         r = self.rules
         n = r.seats
+        limit = r.battle_limit
+        if (
+            self._cycles is None
+            and not self._void_draw
+            and self.battles < self.battle_cap
+            and (limit is None or self.battles < limit)
+            and (r.ending is not Ending.THREE_WARS or max(self.wars_won) < THREE)
+        ):
+            # The usual case, quickly: every seat still holds cards, so no ending applies.
+            for stock, pile, hand in zip(self.stocks, self.piles, self.hands, strict=True):
+                if not (stock or pile or hand):
+                    break
+            else:
+                return
         held = [
             len(stock) + len(pile) + len(hand)
             for stock, pile, hand in zip(self.stocks, self.piles, self.hands, strict=True)

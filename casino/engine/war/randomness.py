@@ -9,8 +9,9 @@ nonce ``8*r + 1``     won cards' order, capture piles turned into stocks
 nonce ``8*r + 2 + s`` computer decisions of seat ``s`` (0-3)
 ====================  ==============================================
 
-The deal is the fairness spec's Fisher-Yates (``DrawStream.dealt_positions``) over one pack in
-canonical order, dealt round the table one card at a time. Other draws take bits from the
+The deal is the fairness spec's Fisher-Yates (``DrawStream.shuffle``, the walk that
+``dealt_positions`` stops early) over one pack in canonical order, dealt round the table one
+card at a time. Other draws take bits from the
 stream's 32-bit draws, least significant bit first: ``below(n)`` takes ``bit_length(n - 1)``
 bits and rejects values ``>= n`` (no bias, and a two-card shuffle costs a single bit).
 """
@@ -129,7 +130,11 @@ def deal(rules: WarRules, key: bytes, round_no: int = 0) -> tuple[list[list[int]
     stocks: list[list[int]] = [[] for _ in range(seats)]
     jokers = [i for i, card in enumerate(pack.cards) if card.suit is None]
     split = rules.joker_deal is JokerDeal.SPLIT
-    order = [p for p in draws.dealt_positions(pack.size) if not (split and p in jokers)]
+    # DrawStream.shuffle is the Fisher-Yates that dealt_positions stops early: same order.
+    order = list(range(pack.size))
+    draws.shuffle(order)
+    if split:
+        order = [p for p in order if p not in jokers]
     per_seat = (len(order)) // seats
     for i, position in enumerate(order[: per_seat * seats]):
         stocks[i % seats].append(position)

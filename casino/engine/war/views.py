@@ -30,7 +30,7 @@ def game_view(game: WarGame, seat: int | None, *, log_tail: int | None = None) -
     entries = game.log or []
     if log_tail is not None:
         entries = entries[-log_tail:] if log_tail > 0 else []
-    current = game._entry if game._gen is not None else None
+    current = game._entry  # the battle in progress, if paused in one
     return {
         "variant": game.variant,
         "options": dict(game.options),
