@@ -14,7 +14,7 @@ from typing import Any, Literal, TypeVar, cast
 
 from flask import current_app, g, request
 
-from casino.api.database import request_uow
+from casino.api.database import request_uow, retry_on_disconnect
 from casino.api.openapi import SECURITY_SCHEME, add_doc, error_responses
 from casino.service import auth as service_auth
 from casino.service.auth import Principal
@@ -48,7 +48,10 @@ def authenticate_request() -> Principal:
     token = _bearer_token()
     operator_tokens = current_app.config.get("CASINO_OPERATOR_TOKENS", [])
     try:
-        principal = service_auth.authenticate(request_uow(), token, operator_tokens)
+        # Authentication is each request's first database statement.
+        principal = retry_on_disconnect(
+            lambda: service_auth.authenticate(request_uow(), token, operator_tokens)
+        )
     except Unauthenticated:
         # One code for every failed authentication: no hint about which part was wrong.
         raise Unauthenticated("The bearer token is not valid.") from None

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from flask import Flask, current_app, g
 from sqlalchemy import Engine, text
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
 from casino.db.session import make_engine, make_session_factory
@@ -13,6 +16,7 @@ from casino.service.uow import UnitOfWork
 
 EXTENSION_KEY = "casino.database"
 _REQUEST_UOW = "_casino_uow"
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -21,8 +25,11 @@ class Database:
     session_factory: sessionmaker[Session]
 
     def ping(self) -> None:
-        with self.engine.connect() as connection:
-            connection.execute(text("SELECT 1"))
+        def once() -> None:
+            with self.engine.connect() as connection:
+                connection.execute(text("SELECT 1"))
+
+        retry_on_disconnect(once, reset=lambda: None)
 
 
 def init_app(app: Flask) -> Database:
@@ -61,6 +68,25 @@ def request_uow() -> UnitOfWork:
         uow.__enter__()
         setattr(g, _REQUEST_UOW, uow)
     return uow
+
+
+def retry_on_disconnect(first_step: Callable[[], T], reset: Callable[[], None] | None = None) -> T:
+    """Run a request's first, read-only database step; once more if its connection was dead.
+
+    The pool does not ping connections at checkout (a round trip per request): one the server
+    has dropped (a restart, an idle timeout) fails on its first statement, and SQLAlchemy
+    invalidates it along with every older pooled connection. Nothing had been done in that
+    transaction yet, so the step simply runs again on a fresh connection; a second failure
+    reaches the error handlers (503). ``reset`` discards the failed state before the retry
+    (by default the request's unit of work).
+    """
+    try:
+        return first_step()
+    except DBAPIError as error:
+        if not error.connection_invalidated:
+            raise
+    (reset or close_request_uow)()
+    return first_step()
 
 
 def close_request_uow(_error: BaseException | None = None) -> None:

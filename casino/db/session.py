@@ -16,7 +16,11 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
         return _sqlite_engine(url, in_memory=parsed.database in (None, "", ":memory:"), **kwargs)
-    options: dict[str, Any] = {"pool_pre_ping": True}
+    # No pre-ping: it costs a round trip per checkout. A connection the server dropped fails
+    # on its first statement instead; SQLAlchemy then invalidates it and every older pooled
+    # connection, and the API retries that first, read-only statement once on a fresh
+    # connection (casino.api.database.retry_on_disconnect) or answers 503.
+    options: dict[str, Any] = {}
     if "poolclass" not in kwargs:
         options.update(pool_size=10, max_overflow=20, pool_recycle=1800)
     options.update(kwargs)
