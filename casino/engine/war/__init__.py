@@ -18,7 +18,7 @@ import secrets
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from casino.engine.errors import InvalidRules
+from casino.engine.errors import IllegalAction, InvalidRules, InvalidSeed
 from casino.engine.war.decisions import Decision, DecisionKind, IllegalMove, Move
 from casino.engine.war.game import (
     BATTLE_CAP,
@@ -49,7 +49,10 @@ __all__ = [
     "DecisionKind",
     "EndReason",
     "GameResult",
+    "IllegalAction",
     "IllegalMove",
+    "InvalidRules",
+    "InvalidSeed",
     "Move",
     "SeatKind",
     "SeatSpec",
