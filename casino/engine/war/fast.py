@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from casino.engine.war.cycles import CycleDetector, position_key
 from casino.engine.war.game import BATTLE_CAP, THREE, EndReason
-from casino.engine.war.randomness import SHUFFLE, BitSource, deal, server_seed, stream
+from casino.engine.war.randomness import SHUFFLE, BitSource, deal, rank_table, server_seed, stream
 from casino.engine.war.rules import (
     BY_RANK,
     Ending,
@@ -54,9 +54,9 @@ def play(rules: WarRules, seed: str, battle_cap: int = BATTLE_CAP) -> Outcome:
     """One game to its end. ``rules`` must be ``supported``."""
     key = server_seed(seed)
     stocks, _ = deal(rules, key)
-    ranks = [int(card.rank) for card in rules.pack_spec.cards]
-    s0 = deque(ranks[c] for c in stocks[0])
-    s1 = deque(ranks[c] for c in stocks[1])
+    ranks = rank_table(rules.pack)
+    s0 = deque([ranks[c] for c in stocks[0]])
+    s1 = deque([ranks[c] for c in stocks[1]])
     draws = stream(key, 0, SHUFFLE)
     src = BitSource(draws)
     u32 = draws.u32  # the same stream: the hot loop keeps src's bit pool in locals
@@ -199,6 +199,14 @@ class _War:
             need = down + 1
             n0 = len(s0)
             n1 = len(s1)
+            if n0 >= need and n1 >= need:  # enough cards: every short-stack rule agrees
+                pop0, pop1 = s0.popleft, s1.popleft
+                for _ in range(need):
+                    p0.append(pop0())
+                    p1.append(pop1())
+                a = p0[-1]
+                b = p1[-1]
+                continue
             k0: int | None
             k1: int | None
             if rule is ShortStack.LOSE:

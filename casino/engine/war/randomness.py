@@ -13,15 +13,19 @@ The deal is the fairness spec's Fisher-Yates (``DrawStream.shuffle``, the walk t
 ``dealt_positions`` stops early) over one pack in canonical order, dealt round the table one
 card at a time. Other draws take bits from the
 stream's 32-bit draws, least significant bit first: ``below(n)`` takes ``bit_length(n - 1)``
-bits and rejects values ``>= n`` (no bias, and a two-card shuffle costs a single bit).
+bits and rejects values ``>= n`` (no bias). A shuffle of up to 12 cards is one ``below(n!)``
+read in mixed radix as the Fisher-Yates swaps (a battle's two cards cost a single bit).
 """
 
 from __future__ import annotations
 
 import hashlib
+import math
 from collections.abc import MutableSequence
+from functools import cache
 from typing import TypeVar
 
+from casino.engine.cards import PACKS
 from casino.engine.errors import InvalidSeed
 from casino.engine.fairness import DrawStream
 from casino.engine.war.rules import JokerDeal, WarRules
@@ -57,6 +61,11 @@ def stream(key: bytes, round_no: int, purpose: int) -> DrawStream:
     return DrawStream(key, CLIENT_SEED, round_no * NONCES_PER_ROUND + purpose)
 
 
+_ONE_DRAW_MAX = 12  # 12! < 2**32
+_FACTORIAL = [math.factorial(n) for n in range(_ONE_DRAW_MAX + 1)]
+_FACTORIAL_BITS = [(f - 1).bit_length() for f in _FACTORIAL]
+
+
 class BitSource:
     """Bits from a DrawStream, for shuffles and strategy choices."""
 
@@ -87,35 +96,70 @@ class BitSource:
                 return value
 
     def shuffle(self, items: MutableSequence[_T]) -> None:
-        """Fisher-Yates from the front, as in the fairness spec, with ``below`` (inlined:
-        every won war is shuffled, so this is on the simulation's hot path)."""
+        """Fisher-Yates from the front. Up to 12 items, one number ``r = below(n!)`` read in
+        mixed radix gives every swap (digit ``i`` = ``r mod (n-i)``, then ``r //= n-i``): the
+        same uniform shuffle with one draw, since every won war is shuffled in simulations.
+        Longer lists draw each swap with ``below(n - i)``."""
         n = len(items)
-        if n == 2:  # one battle's two cards: below(2) is a single bit
-            if not self.nbits:
-                self.word = self._u32()
-                self.nbits = 32
-            if self.word & 1:
-                items[0], items[1] = items[1], items[0]
-            self.word >>= 1
-            self.nbits -= 1
+        if n < 2:
             return
-        word, nbits, u32 = self.word, self.nbits, self._u32
-        for i in range(n - 1):
-            m = n - i
-            k = (m - 1).bit_length()
+        if n <= _ONE_DRAW_MAX:
+            total = _FACTORIAL[n]
+            k = _FACTORIAL_BITS[n]
             mask = (1 << k) - 1
-            while True:
+            word, nbits = self.word, self.nbits
+            while True:  # below(n!), inlined: one draw does the whole shuffle
                 if nbits < k:
-                    word |= u32() << nbits
+                    word |= self._u32() << nbits
                     nbits += 32
-                j = word & mask
+                r = word & mask
                 word >>= k
                 nbits -= k
-                if j < m:
+                if r < total:
                     break
+            self.word, self.nbits = word, nbits
+            for i in range(n - 1):
+                r, j = divmod(r, n - i)
+                if j:
+                    items[i], items[i + j] = items[i + j], items[i]
+            return
+        for i in range(n - 1):
+            j = self.below(n - i)
             if j:
                 items[i], items[i + j] = items[i + j], items[i]
-        self.word, self.nbits = word, nbits
+
+
+_U32 = 1 << 32
+#: Rejection limits of the fairness spec's randbelow(n): 2**32 - 2**32 mod n.
+_LIMITS = [_U32 - _U32 % n if n else 0 for n in range(56)]
+
+
+def _shuffled_pack(draws: DrawStream, size: int) -> list[int]:
+    """``DrawStream.shuffle(list(range(size)))`` - the fairness spec's Fisher-Yates, which
+    ``dealt_positions`` stops early - with its ``randbelow`` written out (same draws, same
+    result; the tests hold it to both), because every simulated game starts with a deal."""
+    order = list(range(size))
+    u32 = draws.u32
+    for i in range(size - 1):
+        n = size - i
+        limit = _LIMITS[n]
+        x = u32()
+        while x >= limit:
+            x = u32()
+        j = i + x % n
+        order[i], order[j] = order[j], order[i]
+    return order
+
+
+@cache
+def joker_indices(pack_name: str) -> tuple[int, ...]:
+    return tuple(i for i, card in enumerate(PACKS[pack_name].cards) if card.suit is None)
+
+
+@cache
+def rank_table(pack_name: str) -> tuple[int, ...]:
+    """Rank (as an int, jokers 15) of each card index of a pack."""
+    return tuple(int(card.rank) for card in PACKS[pack_name].cards)
 
 
 def deal(rules: WarRules, key: bytes, round_no: int = 0) -> tuple[list[list[int]], list[int]]:
@@ -127,18 +171,14 @@ def deal(rules: WarRules, key: bytes, round_no: int = 0) -> tuple[list[list[int]
     pack = rules.pack_spec
     draws = stream(key, round_no, DEAL)
     seats = rules.seats
-    stocks: list[list[int]] = [[] for _ in range(seats)]
-    jokers = [i for i, card in enumerate(pack.cards) if card.suit is None]
+    order = _shuffled_pack(draws, pack.size)
     split = rules.joker_deal is JokerDeal.SPLIT
-    # DrawStream.shuffle is the Fisher-Yates that dealt_positions stops early: same order.
-    order = list(range(pack.size))
-    draws.shuffle(order)
+    jokers = joker_indices(pack.name)
     if split:
         order = [p for p in order if p not in jokers]
-    per_seat = (len(order)) // seats
-    for i, position in enumerate(order[: per_seat * seats]):
-        stocks[i % seats].append(position)
-    left_out = order[per_seat * seats :]
+    dealt = len(order) // seats * seats
+    stocks = [order[seat:dealt:seats] for seat in range(seats)]
+    left_out = order[dealt:]
     if split:
         for seat, joker in enumerate(jokers):
             stocks[seat].insert(draws.randbelow(len(stocks[seat]) + 1), joker)

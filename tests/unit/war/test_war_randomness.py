@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import math
 import random
 from collections import Counter
 from pathlib import Path
@@ -16,6 +17,7 @@ from casino.engine.war import SeatKind, SeatSpec, WarGame, build_rules, new_game
 from casino.engine.war.randomness import (
     CLIENT_SEED,
     BitSource,
+    _shuffled_pack,
     deal,
     seed_commitment,
     server_seed,
@@ -25,9 +27,19 @@ from casino.engine.war.randomness import (
 
 
 def reference_shuffle(items: list[int], source: BitSource) -> None:
-    """Fisher-Yates from the front with ``below``, written the plain way."""
-    for i in range(len(items) - 1):
-        j = i + source.below(len(items) - i)
+    """The documented shuffle, written the plain way: Fisher-Yates from the front whose swaps
+    are the mixed-radix digits of one ``below(n!)`` (n <= 12), or one ``below`` each."""
+    n = len(items)
+    if n < 2:
+        return
+    swaps = []
+    if n <= 12:
+        r = source.below(math.factorial(n))
+        for i in range(n - 1):
+            swaps.append(r % (n - i))
+            r //= n - i
+    for i in range(n - 1):
+        j = i + (swaps[i] if swaps else source.below(n - i))
         items[i], items[j] = items[j], items[i]
 
 
@@ -52,7 +64,7 @@ def test_bits_are_taken_least_significant_first() -> None:
 
 def test_fast_shuffle_is_fisher_yates_with_below() -> None:
     key = server_seed("shuffle")
-    for size in (0, 1, 2, 3, 5, 10, 17, 52):
+    for size in (0, 1, 2, 3, 5, 10, 12, 13, 17, 52):
         fast_source = BitSource(stream(key, 0, 1))
         slow_source = BitSource(stream(key, 0, 1))
         for _ in range(20):
@@ -61,6 +73,17 @@ def test_fast_shuffle_is_fisher_yates_with_below() -> None:
             fast_source.shuffle(a)
             reference_shuffle(b, slow_source)
             assert a == b
+
+
+def test_shuffle_is_uniform() -> None:
+    source = BitSource(stream(server_seed("perms"), 0, 1))
+    counts: Counter[tuple[int, ...]] = Counter()
+    for _ in range(24_000):
+        items = [0, 1, 2, 3]
+        source.shuffle(items)
+        counts[tuple(items)] += 1
+    assert len(counts) == 24
+    assert all(abs(c - 1000) < 150 for c in counts.values())  # > 4.7 standard deviations
 
 
 def test_below_is_uniform() -> None:
@@ -100,6 +123,15 @@ def test_deal_is_the_fairness_shuffle_dealt_round_the_table() -> None:
     positions = list(DrawStream(key, CLIENT_SEED, 0).dealt_positions(52))
     stocks, _ = deal(rules, key)
     assert stocks[0] == positions[0::2] and stocks[1] == positions[1::2]
+
+
+def test_deal_shuffle_is_drawstream_shuffle() -> None:
+    for i in range(200):
+        key = server_seed(f"pack-{i}")
+        for size in (32, 36, 52, 54):
+            theirs = list(range(size))
+            DrawStream(key, CLIENT_SEED, 0).shuffle(theirs)
+            assert _shuffled_pack(DrawStream(key, CLIENT_SEED, 0), size) == theirs
 
 
 def test_split_jokers_end_in_different_stocks() -> None:
