@@ -1,0 +1,1 @@
+"""SQLAlchemy model of a stored free-play War game (`FreePlayGame`)."""

@@ -1,0 +1,5 @@
+"""Free-play War games table.
+
+Revision ID: 0002
+Revises: 0001
+"""
