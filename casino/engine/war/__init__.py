@@ -20,14 +20,7 @@ from typing import Any
 
 from casino.engine.errors import IllegalAction, InvalidRules, InvalidSeed
 from casino.engine.war.decisions import Decision, DecisionKind, IllegalMove, Move
-from casino.engine.war.game import (
-    BATTLE_CAP,
-    EndReason,
-    GameResult,
-    SeatKind,
-    SeatSpec,
-    WarGame,
-)
+from casino.engine.war.game import BATTLE_CAP, WarGame
 from casino.engine.war.presets import (
     PRESETS,
     build_rules,
@@ -36,7 +29,9 @@ from casino.engine.war.presets import (
     variant_catalogue,
 )
 from casino.engine.war.records import CorruptRecord
+from casino.engine.war.results import EndReason, GameResult
 from casino.engine.war.rules import WarRules
+from casino.engine.war.seats import SeatKind, SeatSpec
 from casino.engine.war.simulation import simulate
 from casino.engine.war.strategies import STRATEGIES
 

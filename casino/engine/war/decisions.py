@@ -7,7 +7,7 @@ A move is a small JSON object: ``{"action": "play"}``, ``{"action": "steal"}``,
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Generator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -70,3 +70,7 @@ def normalise(move: object) -> Move:
     if isinstance(out.get("action"), str):
         out["action"] = out["action"].strip().lower()
     return out
+
+
+#: A battle in progress: yields the decisions it needs, receives the moves by seat.
+BattleGen = Generator[list[Decision], dict[int, Move], None]

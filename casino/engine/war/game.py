@@ -1,10 +1,13 @@
 """The one War game model: every variant is this class reading a ``WarRules`` value.
 
-A game is fully determined by its seed and the moves its human seats make. It advances battle
-by battle; a battle runs as a generator that yields whenever seats must decide, so a game can
-pause in the middle of a battle (a steal, the fourth card of a war) and resume when the move
-arrives. Computer seats answer at once through their strategy; human seats leave a pending
-``Decision``.
+(Steal War's looks and steals live in ``steal.py``, the hand of three in ``hands.py``: the
+same model, in modules of their own because only those variants use them.)
+
+A game is fully determined by its seed and the moves its human seats make. Its battles run in
+one generator that yields whenever seats must decide, so a game can pause in the middle of a
+battle (a steal, the fourth card of a war) and resume when the move arrives, or between two
+battles when asked to. Computer seats answer at once through their strategy; human seats leave
+a pending ``Decision``.
 
 Cards are ints (indices into the pack's canonical order) and compare by rank only. Between
 battles every card is in exactly one place: a stock, a hand, a capture pile, a pile of won
@@ -17,22 +20,13 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Generator, Sequence
-from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any
 
 from casino.engine.cards import Rank
 from casino.engine.errors import IllegalAction, InvalidRules
-from casino.engine.war import strategies
+from casino.engine.war import hands, steal, strategies
 from casino.engine.war.cycles import CycleDetector, position_key
-from casino.engine.war.decisions import (
-    Decision,
-    DecisionKind,
-    IllegalMove,
-    Move,
-    describe,
-    normalise,
-)
+from casino.engine.war.decisions import BattleGen, Decision, IllegalMove, Move, describe, normalise
 from casino.engine.war.randomness import (
     SEAT_BASE,
     SHUFFLE,
@@ -43,6 +37,7 @@ from casino.engine.war.randomness import (
     stream,
     validate_seed,
 )
+from casino.engine.war.results import EndReason, GameResult
 from casino.engine.war.rules import (
     BY_RANK,
     Ending,
@@ -54,84 +49,13 @@ from casino.engine.war.rules import (
     WonCards,
     war_value,
 )
+from casino.engine.war.seats import SeatKind, SeatSpec
 
 #: Safety net: no game plays more battles than this, whatever the rules (a cycle that the
 #: detector cannot prove, e.g. with random choices, still ends).
 BATTLE_CAP = 10_000
-#: Steals allowed in one battle; past it a looked-at card is simply played.
-STEAL_CAP = 64
 THREE = 3
 _LOW_BEATS_ACE = 16  # above the joker rank (15): the low card beats the ace outright
-
-BattleGen = Generator[list[Decision], dict[int, Move], None]
-
-
-class SeatKind(StrEnum):
-    HUMAN = "human"
-    COMPUTER = "computer"
-
-
-@dataclass(frozen=True)
-class SeatSpec:
-    kind: SeatKind = SeatKind.COMPUTER
-    strategy: str | None = "greedy"
-
-    def __post_init__(self) -> None:
-        kind = SeatKind(self.kind) if not isinstance(self.kind, SeatKind) else self.kind
-        object.__setattr__(self, "kind", kind)
-        if kind is SeatKind.HUMAN:
-            object.__setattr__(self, "strategy", None)
-        else:
-            strategies.strategy(self.strategy or "greedy")
-            object.__setattr__(self, "strategy", self.strategy or "greedy")
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"type": self.kind.value, "strategy": self.strategy}
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> SeatSpec:
-        kind = data.get("type", "computer")
-        if kind not in ("human", "computer"):
-            raise InvalidRules(f"seat type must be 'human' or 'computer', not {kind!r}")
-        return cls(SeatKind(kind), data.get("strategy"))
-
-
-class EndReason(StrEnum):
-    ALL_CARDS = "all-cards"
-    THREE_WARS = "three-wars"
-    ONE_PASS = "one-pass"
-    HOLDER_LOSES = "holder-loses"
-    FIRST_OUT_LOSES = "first-out-loses"
-    BATTLE_LIMIT = "battle-limit"
-    VOID = "void"  # every player still holding cards ran out in the same tied war
-    CYCLE = "cycle"
-    BATTLE_CAP = "battle-cap"
-
-
-@dataclass(frozen=True)
-class GameResult:
-    winners: tuple[int, ...]
-    losers: tuple[int, ...]
-    reason: EndReason
-    battles: int
-
-    @property
-    def draw(self) -> bool:
-        return not self.winners
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "outcome": "draw" if self.draw else "win",
-            "winners": list(self.winners),
-            "losers": list(self.losers),
-            "reason": self.reason.value,
-            "battles": self.battles,
-        }
-
-
-def _left_of(owner: int, seats: int) -> Callable[[int], int]:
-    """Sort key: distance of a seat clockwise from ``owner``."""
-    return lambda seat: (seat - owner) % seats
 
 
 class WarGame:
@@ -420,7 +344,7 @@ class WarGame:
                 split_pair = compared and rnd > 0 and r.hand_size > 0
                 cards = self._take_pot(winner, pot, split_pair=split_pair)
                 if r.stealing and len({self._rank[c] for c in cards}) > 1:
-                    decision = self._top_decision(winner, cards)
+                    decision = steal.top_decision(self, winner, cards)
                     answers = yield [decision]
                     chosen = self._index[answers[winner]["card"]]
                     cards.remove(chosen)
@@ -517,7 +441,7 @@ class WarGame:
         rule = self.rules.short_stack
         need = down + 1
         if self.rules.hand_size:
-            return self._short_hand(contenders, top, down)
+            return hands.short_stack(self, contenders, top, down)
         avail = {s: self.cards_held(s) for s in contenders}
         plan: dict[int, int | None] = {}
         if rule is ShortStack.LOSE:
@@ -549,26 +473,6 @@ class WarGame:
         k = min(need, fewest)
         plan = {s: k - 1 for s in contenders if avail[s]}
         return plan, empty, None
-
-    def _short_hand(
-        self, contenders: list[int], top: list[int], down: int
-    ) -> tuple[dict[int, int | None], list[int], list[int] | None]:
-        """Hand of three: face-down cards come from the stock, the deciding card from the hand."""
-        lose = self.rules.short_stack is ShortStack.LOSE
-        out = [s for s in contenders if not self.hands[s] or (lose and len(self.stocks[s]) < down)]
-        if len(out) == len(contenders):
-            if lose:
-                held = {s: self.cards_held(s) for s in contenders}
-                most = max(held.values())
-                survivors = [s for s in contenders if held[s] == most]
-                if len(survivors) > 1:
-                    return {}, [], survivors
-                return {}, [s for s in contenders if s not in survivors], None
-            return {}, [], top
-        plan: dict[int, int | None] = {
-            s: min(down, len(self.stocks[s])) for s in contenders if s not in out
-        }
-        return plan, out, None
 
     def _forfeit(self, seat: int, pot: list[list[int]]) -> None:
         """An eliminated contender's remaining cards go on the table for the war's winner."""
@@ -638,171 +542,20 @@ class WarGame:
             entry["won"] = len(cards)
         return cards
 
-    def _top_decision(self, seat: int, cards: list[int]) -> Decision:
-        codes = [self._code[c] for c in cards]
-        in_pot: dict[int, int] = {}
-        for c in cards:
-            in_pot[self._rank[c]] = in_pot.get(self._rank[c], 0) + 1
-        context = {
-            "cards": codes,
-            "unseen": {
-                self._code[c]: self._copies[self._rank[c]] - in_pot[self._rank[c]] for c in cards
-            },
-            "strength": {self._code[c]: self._rank[c] for c in cards},
-        }
-        legal = tuple({"action": "top", "card": code} for code in codes)
-        return Decision(seat, DecisionKind.PILE_TOP, legal, context)
-
     # --- face-up cards: plain, from a hand, or looked at and maybe used to steal ----------------
 
     def _commit(self, seats: list[int], pot: list[list[int]], up: list[int], rnd: int) -> BattleGen:
         if not seats:
             return
         if self.rules.hand_size:
-            yield from self._commit_from_hand(seats, pot, up, rnd)
+            yield from hands.commit(self, seats, pot, up, rnd)
         elif self.rules.stealing:
-            yield from self._commit_with_steals(seats, pot, up, rnd)
+            yield from steal.commit(self, seats, pot, up, rnd)
         else:
             for s in seats:
                 card = self._draw(s)
                 pot[s].append(card)
                 up[s] = card
-
-    def _commit_from_hand(
-        self, seats: list[int], pot: list[list[int]], up: list[int], rnd: int
-    ) -> BattleGen:
-        requests = []
-        for s in seats:
-            self._refill_hand(s)
-            hand = self.hands[s]
-            if len({self._rank[c] for c in hand}) > 1:
-                context = {
-                    "hand": [{"card": self._code[c], "strength": self._rank[c]} for c in hand],
-                    "war": rnd > 0,
-                    "pot": sum(map(len, pot)),
-                }
-                legal = tuple({"action": "play", "card": self._code[c]} for c in hand)
-                requests.append(Decision(s, DecisionKind.HAND_CARD, legal, context))
-        answers = (yield requests) if requests else {}
-        for s in seats:
-            hand = self.hands[s]
-            move = answers.get(s)
-            card = self._index[move["card"]] if move else hand[0]
-            hand.remove(card)
-            pot[s].append(card)
-            up[s] = card
-            self._refill_hand(s)
-
-    def _commit_with_steals(
-        self, seats: list[int], pot: list[list[int]], up: list[int], rnd: int
-    ) -> BattleGen:
-        """Steal War. Seats still to commit look at their next card at the same time; a seat
-        whose card matches the top of another's capture pile may steal instead of playing.
-        Choices are simultaneous: a steal aimed at a pile whose owner is now playing a card of
-        its own top's rank fails (the card is played), and two thieves after one pile: the
-        first to the pile owner's left gets it."""
-        n = self.rules.seats
-        rank = self._rank
-        remaining = list(seats)
-        committed: list[int] = []
-        while remaining:
-            looked: dict[int, int] = {}
-            for s in remaining:
-                if not self.stocks[s] and self.piles[s]:
-                    self._turn_pile(s)
-                if self.stocks[s]:
-                    looked[s] = self.stocks[s][0]
-                else:
-                    self._gone.add(s)  # robbed of its last cards mid-battle: out
-                    if self._entry is not None:
-                        self._entry["eliminated"].append(s)
-            remaining = [s for s in remaining if s in looked]
-            tops = {t: self.piles[t][-1] for t in range(n) if self.piles[t]}
-            requests = []
-            if self._steals < STEAL_CAP:
-                for s in remaining:
-                    targets = self._steal_targets(s, looked[s], tops)
-                    if targets:
-                        showing = [rank[up[c]] for c in committed]
-                        requests.append(
-                            self._steal_decision(s, looked[s], targets, pot, showing, rnd)
-                        )
-            answers = (yield requests) if requests else {}
-            thieves = [s for s in remaining if answers.get(s, {}).get("action") == "steal"]
-            players = [s for s in remaining if s not in thieves]
-            if self.rules.protect_own_pile:
-                for s in players:
-                    if s in tops and rank[tops[s]] == rank[looked[s]]:
-                        self._protected.add(s)
-            claims: dict[int, int] = {}
-            for t in sorted(tops):
-                wanting = [s for s in thieves if t in self._steal_targets(s, looked[s], tops)]
-                if wanting:
-                    # Two thieves after one pile: the first to the owner's left gets it.
-                    claims[t] = min(wanting, key=_left_of(t, n))
-            robbed = {t: self.piles[t] for t in claims}
-            for t in claims:
-                self.piles[t] = []
-            stealers = []
-            for s in thieves:
-                taken = sorted(t for t, thief in claims.items() if thief == s)
-                if not taken:
-                    players.append(s)
-                    continue
-                card = self.stocks[s].popleft()
-                for t in taken:
-                    self.piles[s] += robbed[t]
-                self.piles[s].append(card)
-                self._steals += 1
-                stealers.append(s)
-                if self._entry is not None:
-                    self._entry["steals"].append(
-                        {
-                            "seat": s,
-                            "card": self._code[card],
-                            "from": taken,
-                            "cards": sum(len(robbed[t]) for t in taken) + 1,
-                            "war_round": rnd,
-                        }
-                    )
-            for s in sorted(players):
-                card = self.stocks[s].popleft()
-                pot[s].append(card)
-                up[s] = card
-                committed.append(s)
-            remaining = sorted(stealers)
-
-    def _steal_targets(self, seat: int, card: int, tops: dict[int, int]) -> list[int]:
-        rank = self._rank
-        return [
-            t
-            for t, top in tops.items()
-            if t != seat and t not in self._protected and rank[top] == rank[card]
-        ]
-
-    def _steal_decision(
-        self,
-        seat: int,
-        card: int,
-        targets: list[int],
-        pot: list[list[int]],
-        showing: list[int],
-        rnd: int,
-    ) -> Decision:
-        context = {
-            "card": self._code[card],
-            "strength": self._rank[card],
-            "beats_share": self._beats_share[self._rank[card]],
-            "targets": [
-                {"seat": t, "top": self._code[self.piles[t][-1]], "cards": len(self.piles[t])}
-                for t in targets
-            ],
-            "war": rnd > 0,
-            "pot": sum(map(len, pot)),
-            "showing": showing,
-        }
-        legal = ({"action": "play"}, {"action": "steal"})
-        return Decision(seat, DecisionKind.STEAL_OR_PLAY, legal, context)
 
     # --- between battles ---------------------------------------------------------------------
 

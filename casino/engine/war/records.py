@@ -60,7 +60,8 @@ def game_record(game: WarGame) -> dict[str, Any]:
 
 
 def replay_record(data: dict[str, Any]) -> WarGame:
-    from casino.engine.war.game import SeatSpec, WarGame
+    from casino.engine.war.game import WarGame
+    from casino.engine.war.seats import SeatSpec
 
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise CorruptRecord(f"not a {FORMAT} record")

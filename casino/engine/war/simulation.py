@@ -16,9 +16,11 @@ from typing import Any
 from casino.engine.errors import InvalidRules
 from casino.engine.war import fast
 from casino.engine.war.fast import Outcome
-from casino.engine.war.game import BATTLE_CAP, EndReason, SeatKind, SeatSpec, WarGame
+from casino.engine.war.game import BATTLE_CAP, WarGame
 from casino.engine.war.presets import build_rules
+from casino.engine.war.results import EndReason
 from casino.engine.war.rules import WarRules
+from casino.engine.war.seats import SeatKind, SeatSpec
 
 MAX_GAMES = 1_000_000
 _UNFINISHED = (EndReason.CYCLE, EndReason.BATTLE_CAP)
