@@ -15,6 +15,14 @@ Locking, and why in this order:
 
 Transaction ids are reserved in ``apply_wallets`` (a sequence on PostgreSQL), so views can
 name them before the append; ``seq``, the place in the chain, is assigned by the append.
+
+A wallet this transaction has already moved stays locked by it until commit, so its balance is
+known exactly. On PostgreSQL a later movement of it that cannot lower it below that balance
+(a settlement after a stake) needs no guard and no round trip of its own: it is applied by the
+append, with the shared accounts. A use case may also move a wallet itself in a statement of
+its own, with the same SQL guard, and hand the result to ``applied`` (the bet does, in the
+statement that claims its nonce). ``append_statement`` gives the append for a commit that
+sends it together with the COMMIT (``casino.service.uow``).
 """
 
 from __future__ import annotations
@@ -29,6 +37,7 @@ from sqlalchemy import Table, event, insert, literal_column, select, text, updat
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from casino.db import direct
 from casino.db.models import Account, ChainHead, LedgerTransaction, Posting, utcnow
 from casino.ledger.accounts import (
     SystemAccounts,
@@ -45,9 +54,9 @@ _ACCOUNTS = cast(Table, Account.__table__)
 _HEAD = cast(Table, ChainHead.__table__)
 _TRANSACTIONS = cast(Table, LedgerTransaction.__table__)
 _POSTINGS = cast(Table, Posting.__table__)
-_APPEND = text(
+_APPEND = (
     "SELECT tx_id, tx_seq, tx_hash FROM ledger_append("
-    "CAST(:txs AS jsonb), CAST(:legs AS jsonb), CAST(:shared AS jsonb))"
+    "%(txs)s::jsonb, %(legs)s::jsonb, %(shared)s::jsonb)"
 )
 
 
@@ -112,8 +121,13 @@ class Ledger:
     session: Session
     _pending: list[PendingTransaction] = field(default_factory=list)
     _applied: int = 0
+    # Deltas the append applies: the shared accounts', and on PostgreSQL those of wallets
+    # this transaction holds locked (see ``_locked``).
     _shared: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     _next_local_id: int | None = None
+    # Wallets moved by this database transaction: their balance now (row locked until commit).
+    _locked: dict[str, int] = field(default_factory=dict)
+    _spare_ids: list[int] = field(default_factory=list)
 
     @property
     def has_pending(self) -> bool:
@@ -189,11 +203,27 @@ class Ledger:
         if not ids:
             ids = self._reserve_ids(len(batch))
         for tx, tx_id in zip(batch, ids, strict=True):
-            tx.id = tx_id
-            for leg in tx.legs:
-                if leg.account != tx.wallet:
-                    self._shared[leg.account] += leg.amount
+            self._applied_one(tx, tx_id)
         self._applied = len(self._pending)
+
+    def applied(self, tx: PendingTransaction, wallet_balance_after: int, ids: list[int]) -> None:
+        """``tx``, the only transaction not yet applied, moved its wallet in a statement of the
+        caller's: with the guard ``apply_wallets`` would have used, leaving the wallet at
+        ``wallet_balance_after``, and with ``ids`` reserved (the first is ``tx``'s, the
+        others serve the next transactions)."""
+        if self._pending[self._applied :] != [tx] or tx.wallet is None or not ids:
+            raise LedgerError("applied() takes the one unapplied transaction of a wallet")
+        tx.wallet_balance_after = wallet_balance_after
+        self._locked[tx.wallet] = wallet_balance_after
+        self._spare_ids.extend(ids[1:])
+        self._applied_one(tx, ids[0])
+        self._applied = len(self._pending)
+
+    def _applied_one(self, tx: PendingTransaction, tx_id: int) -> None:
+        tx.id = tx_id
+        for leg in tx.legs:
+            if leg.account != tx.wallet:
+                self._shared[leg.account] += leg.amount
 
     def _apply_wallet(self, key: str, txs: list[PendingTransaction], reserve: int) -> list[int]:
         running = required = 0
@@ -201,6 +231,35 @@ class Ledger:
             running += tx.wallet_delta
             required = max(required, -running)
         net = running
+        if key in self._locked and not required and self._postgres:
+            # Locked by this transaction since its last move, so its balance is known; the
+            # movement cannot lower it, so the append applies it with the shared accounts.
+            balance = self._locked[key]
+            self._shared[key] += net
+        else:
+            # A credit left to the append is folded in: the database balance lacks it yet.
+            deferred = self._shared.pop(key, 0)
+            try:
+                balance, ids = self._move_wallet(
+                    key, net + deferred, max(required - deferred, 0), reserve
+                )
+            except LedgerError:
+                if deferred:
+                    self._shared[key] += deferred
+                raise
+            self._spare_ids.extend(ids)
+            balance -= net
+        for tx in txs:
+            balance += tx.wallet_delta
+            tx.wallet_balance_after = balance
+        self._locked[key] = balance
+        return self._reserve_ids(reserve) if reserve else []
+
+    def _move_wallet(
+        self, key: str, net: int, required: int, reserve: int
+    ) -> tuple[int, list[int]]:
+        """The guarded UPDATE of one wallet: its new balance, and ids reserved on the way."""
+        reserve = max(reserve - len(self._spare_ids), 0)
         columns: list[Any] = [_ACCOUNTS.c.balance]
         if reserve and self._postgres:
             # Reserve the ids in the same round trip.
@@ -220,20 +279,18 @@ class Ledger:
             if required:
                 raise InsufficientFunds(key, required)
             raise LedgerError(f"no wallet {key}")
-        balance = int(row[0]) - net
-        for tx in txs:
-            balance += tx.wallet_delta
-            tx.wallet_balance_after = balance
-        if not reserve:
-            return []
-        if self._postgres:
-            return [int(value) for value in row[1]]
-        return self._reserve_ids(reserve)
+        ids = [int(value) for value in row[1]] if len(row) > 1 else []
+        return int(row[0]), ids
 
     def _reserve_ids(self, count: int) -> list[int]:
         if self._postgres:
-            values = self.session.execute(text(f"SELECT {_nextval_array(count)}")).scalar_one()
-            return [int(value) for value in values]
+            taken, self._spare_ids = self._spare_ids[:count], self._spare_ids[count:]
+            if len(taken) < count:
+                values = self.session.execute(
+                    text(f"SELECT {_nextval_array(count - len(taken))}")
+                ).scalar_one()
+                taken += [int(value) for value in values]
+            return taken
         # SQLite: the write transaction holds the database lock, so ids can simply follow
         # the chain; they equal the chain positions.
         if self._next_local_id is None:
@@ -252,19 +309,37 @@ class Ledger:
         self.session.flush()  # rows the transactions refer to (rounds) must exist first
         try:
             if self._postgres:
-                self._append_postgres(pending)
-            else:
-                self._append_python(pending)
+                statement = self._append_statement()
+                self.appended(direct.execute(self.session, statement.sql, statement.params))
+                return pending
+            self._append_python(pending)
         except (IntegrityError, LedgerError):
             # Most likely a shared account cached for a database that was since replaced.
             forget_system_accounts(self.session)
             raise
+        self._done()
+        return pending
+
+    def append_statement(self) -> direct.Statement | None:
+        """PostgreSQL: apply what is left and return the append, for the caller to run (with
+        the COMMIT) and to hand its rows to ``appended``; None when nothing is pending."""
+        self.apply_wallets()
+        return self._append_statement() if self._pending else None
+
+    def appended(self, rows: list[tuple[Any, ...]]) -> None:
+        by_id = {int(row[0]): (int(row[1]), str(row[2])) for row in rows}
+        for tx in self._pending:
+            assert tx.id is not None
+            tx.seq, tx.hash = by_id[tx.id]
+        self._done()
+
+    def _done(self) -> None:
         self._pending = []
         self._applied = 0
         self._shared = defaultdict(int)
-        return pending
 
-    def _append_postgres(self, pending: list[PendingTransaction]) -> None:
+    def _append_statement(self) -> direct.Statement:
+        pending = self._pending
         txs = [_tx_document(tx) | {"digest": tx.digest()} for tx in pending]
         legs = [
             {"transaction_id": tx.id, "leg": n, "account": leg.account, "amount": leg.amount}
@@ -272,14 +347,9 @@ class Ledger:
             for n, leg in enumerate(tx.legs)
         ]
         shared = [{"key": k, "delta": d} for k, d in sorted(self._shared.items()) if d]
-        rows = self.session.execute(
-            _APPEND,
-            {"txs": _json(txs), "legs": _json(legs), "shared": _json(shared)},
-        ).all()
-        by_id = {int(row[0]): (int(row[1]), str(row[2])) for row in rows}
-        for tx in pending:
-            assert tx.id is not None
-            tx.seq, tx.hash = by_id[tx.id]
+        return direct.Statement(
+            _APPEND, {"txs": _json(txs), "legs": _json(legs), "shared": _json(shared)}
+        )
 
     def _append_python(self, pending: list[PendingTransaction]) -> None:
         """The same append in several statements, for SQLite (which serialises writers)."""
@@ -375,6 +445,12 @@ def ledger_for(session: Session) -> Ledger:
     if ledger is None:
         ledger = Ledger(session)
         session.info[_SESSION_KEY] = ledger
+    return ledger
+
+
+def current_ledger(session: Session) -> Ledger | None:
+    """The session's ledger if this database transaction has used one."""
+    ledger: Ledger | None = session.info.get(_SESSION_KEY)
     return ledger
 
 

@@ -16,6 +16,7 @@ from typing import Any, cast
 from sqlalchemy import Row, Table, delete, insert, select, text
 from sqlalchemy.exc import IntegrityError
 
+from casino.db import direct
 from casino.db.models import IdempotencyRecord, utcnow
 from casino.service.errors import Conflict, Invalid
 from casino.service.uow import UnitOfWork
@@ -92,19 +93,26 @@ def _stored(row: Row[Any] | None, fingerprint: str) -> StoredResponse | None:
 def complete(
     uow: UnitOfWork, caller: str, key: str, fingerprint: str, status: int, body: dict[str, Any]
 ) -> None:
-    """Store a successful response under the key, in the caller's transaction."""
+    """Store a successful response under the key, in the caller's transaction.
+
+    On PostgreSQL the INSERT is sent with the commit (one round trip); should a request with
+    the same key have committed meanwhile, the commit fails on the primary key and the caller
+    finds that request's record (``begin``) after the rollback.
+    """
     _check(caller, key)
+    values = {
+        "caller": caller,
+        "key": key,
+        "fingerprint": fingerprint,
+        "status": status,
+        "body": body,
+        "created_at": utcnow(),
+    }
+    if uow.dialect == "postgresql":
+        direct.defer(uow.session, direct.insert(_RECORDS, values))
+        return
     try:
-        uow.session.execute(
-            insert(_RECORDS).values(
-                caller=caller,
-                key=key,
-                fingerprint=fingerprint,
-                status=status,
-                body=body,
-                created_at=utcnow(),
-            )
-        )
+        uow.session.execute(insert(_RECORDS).values(values))
     except IntegrityError:
         raise _in_progress() from None
 

@@ -15,11 +15,13 @@ import uuid
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from types import SimpleNamespace
 from typing import Any, Literal, cast
 
 from sqlalchemy import Table, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
+from casino.db import direct
 from casino.db.models import (
     AWAITING_DECISION,
     SETTLED,
@@ -54,6 +56,8 @@ from casino.service.uow import UnitOfWork
 from casino.service.views import ROUND_STATUSES, Page, RoundView
 
 DecidedBy = Literal["player", "system"]
+#: A round's values: an ORM row, or a plain namespace on the PostgreSQL hot path.
+RoundRow = Round | SimpleNamespace
 
 
 # --- money ----------------------------------------------------------------------------------
@@ -78,7 +82,7 @@ def settlement_legs(
 
 
 def _post_settlement(
-    ledger: Ledger, accounts: SystemAccounts, row: Round, stakes: list[tuple[int, int]]
+    ledger: Ledger, accounts: SystemAccounts, row: RoundRow, stakes: list[tuple[int, int]]
 ) -> None:
     legs = settlement_legs(accounts, wallet_key(row.player_id, row.currency), stakes)
     if legs:
@@ -95,7 +99,7 @@ def _apply(ledger: Ledger, needed: int, currency: str) -> None:
 # --- engine ---------------------------------------------------------------------------------
 
 
-def rebuild(row: Round, server_seed: bytes) -> CasinoWarRound:
+def rebuild(row: RoundRow, server_seed: bytes) -> CasinoWarRound:
     """The engine's round for a stored round, re-dealt from its seeds."""
     rules = TableRules.from_dict(row.rules)
     deal = deal_casino_war(server_seed, row.client_seed, int(row.nonce), rules.decks)
@@ -113,6 +117,10 @@ class _Claim:
     table_rules: dict[str, Any] | None  # None: no such table
     table_currency: str | None
     table_active: bool | None
+    # PostgreSQL: the stake already left the wallet in the claim's statement (None: it did
+    # not, for want of funds or of a wallet), and transaction ids reserved with it.
+    wallet_balance: int | None = None
+    tx_ids: tuple[int, ...] = ()
 
 
 _SEEDS = cast(Table, ServerSeed.__table__)
@@ -120,7 +128,7 @@ _ROUNDS = cast(Table, Round.__table__)
 _TABLES = cast(Table, CasinoTable.__table__)
 
 
-def _claim_nonce(uow: UnitOfWork, player_id: str, table_id: str) -> _Claim:
+def _claim_nonce(uow: UnitOfWork, player_id: str, table_id: str, stake: int) -> _Claim:
     """Take the next nonce of the player's active seed; in the same round trip, read the
     table and whether the player has a round open.
 
@@ -128,7 +136,12 @@ def _claim_nonce(uow: UnitOfWork, player_id: str, table_id: str) -> _Claim:
     from the statement's snapshot, so a bet racing another can miss it; the partial unique
     index on rounds then refuses the second insert (see ``place_bet``). Any refusal after
     this rolls the claim back with everything else.
+
+    On PostgreSQL the same statement also takes the stake from the wallet (``stake`` > 0),
+    guarded in SQL, and reserves the bet's transaction ids (see ``_CLAIM_AND_STAKE``).
     """
+    if uow.dialect == "postgresql":
+        return _claim_and_stake(uow, player_id, table_id, stake)
     open_round = (
         select(_ROUNDS.c.id)
         .where(_ROUNDS.c.player_id == player_id, _ROUNDS.c.status == AWAITING_DECISION)
@@ -173,6 +186,57 @@ def _claim_nonce(uow: UnitOfWork, player_id: str, table_id: str) -> _Claim:
     raise Conflict("the player's seeds are being rotated; retry", code="seed_rotation_in_progress")
 
 
+# One round trip for everything a bet needs before dealing. The nonce claim locks the seed
+# row first (it serialises a player's bets); the stake's guarded UPDATE of the wallet runs only
+# once the claim succeeded, so the two rows are always locked in that order. Two ids: a bet
+# posts its stake and at most one settlement (an unused id is a harmless gap).
+_CLAIM_AND_STAKE = """
+WITH claim AS (
+    UPDATE server_seeds SET next_nonce = next_nonce + 1
+    WHERE player_id = %(player_id)s AND active
+    RETURNING id, seed, seed_hash, client_seed, next_nonce - 1 AS nonce
+), tbl AS (
+    SELECT currency, rules, active FROM casino_tables WHERE id = %(table_id)s
+), stake AS (
+    UPDATE accounts SET balance = balance - %(stake)s
+    WHERE key = 'wallet:' || %(player_id)s || ':' || (SELECT currency FROM tbl)
+        AND %(stake)s > 0 AND balance >= %(stake)s AND EXISTS (SELECT 1 FROM claim)
+    RETURNING balance
+)
+SELECT claim.id, claim.seed, claim.seed_hash, claim.client_seed, claim.nonce,
+    (SELECT r.id FROM rounds AS r
+        WHERE r.player_id = %(player_id)s AND r.status = 'awaiting_decision'),
+    tbl.rules, tbl.currency, tbl.active,
+    (SELECT balance FROM stake),
+    ARRAY(SELECT nextval('ledger_transaction_id_seq') FROM generate_series(1, 2))
+FROM claim LEFT JOIN tbl ON true
+"""
+
+
+def _claim_and_stake(uow: UnitOfWork, player_id: str, table_id: str, stake: int) -> _Claim:
+    params = {"player_id": player_id, "table_id": table_id, "stake": stake}
+    for _ in range(3):
+        rows = direct.execute(uow.session, _CLAIM_AND_STAKE, params)
+        if rows:
+            row = rows[0]
+            return _Claim(
+                seed_id=int(row[0]),
+                server_seed=bytes(row[1]),
+                seed_hash=str(row[2]),
+                client_seed=str(row[3]),
+                nonce=int(row[4]),
+                open_round_id=row[5],
+                table_rules=row[6],
+                table_currency=row[7],
+                table_active=None if row[8] is None else bool(row[8]),
+                wallet_balance=None if row[9] is None else int(row[9]),
+                tx_ids=tuple(int(value) for value in row[10]),
+            )
+        # As in _claim_nonce: no player, or a seed rotation committed meanwhile.
+        player_exists(uow.session, player_id)
+    raise Conflict("the player's seeds are being rotated; retry", code="seed_rotation_in_progress")
+
+
 # --- use cases ------------------------------------------------------------------------------
 
 
@@ -182,7 +246,9 @@ def place_bet(
     session = uow.session
     if not isinstance(table_id, str):
         raise NotFound("no such table", code="table_not_found")
-    claim = _claim_nonce(uow, player_id, table_id)
+    # Only well-formed stakes are taken in the claim; anything else is refused below.
+    stake = ante + tie_bet if _is_amount(ante) and _is_amount(tie_bet) else 0
+    claim = _claim_nonce(uow, player_id, table_id, stake)
     if claim.table_rules is None or claim.table_currency is None:
         raise NotFound("no such table", code="table_not_found")
     if not claim.table_active:
@@ -192,6 +258,8 @@ def place_bet(
     if claim.open_round_id is not None:
         raise _round_in_progress(claim.open_round_id)
     currency = claim.table_currency
+    if uow.dialect == "postgresql" and claim.wallet_balance is None:
+        raise insufficient_funds(stake, currency)  # also when there is no wallet
     game = CasinoWarRound.start(
         rules,
         deal_casino_war(claim.server_seed, claim.client_seed, claim.nonce, rules.decks),
@@ -199,7 +267,7 @@ def place_bet(
         tie_bet,
     )
     now = utcnow()
-    row = Round(
+    row = SimpleNamespace(
         id=str(uuid.uuid4()),
         player_id=player_id,
         table_id=table_id,
@@ -239,24 +307,19 @@ def place_bet(
     ledger = ledger_for(session)
     accounts = ledger.system_accounts(currency)
     wallet = wallet_key(player_id, currency)
-    ledger.post(
+    stake_tx = ledger.post(
         "stake",
         currency,
-        transfer(wallet, accounts.in_play, ante + tie_bet),
+        transfer(wallet, accounts.in_play, stake),
         player_id=player_id,
         round_id=row.id,
     )
+    if claim.wallet_balance is not None:
+        ledger.applied(stake_tx, claim.wallet_balance, list(claim.tx_ids))
     _post_settlement(ledger, accounts, row, stakes)
-    _apply(ledger, ante + tie_bet, currency)
+    _apply(ledger, stake, currency)
     row.balance_after = _last_balance(ledger, row.id)
-    try:
-        # A plain INSERT: the row object is only a value here, never attached to the session.
-        session.execute(insert(_ROUNDS).values(_round_values(row)))
-    except IntegrityError:
-        # Another bet of this player opened a round after our snapshot; the index refused
-        # ours. The request is refused, so its transaction is discarded before the lookup.
-        session.rollback()
-        raise _round_in_progress(open_round_id(uow, player_id)) from None
+    _insert_round(uow, _round_values(row))
     # The ledger append itself happens at commit (see casino.ledger.posting).
     return round_view(
         row,
@@ -266,7 +329,39 @@ def place_bet(
     )
 
 
-def _round_values(row: Round) -> dict[str, Any]:
+def _is_amount(value: object) -> bool:
+    return type(value) is int and value >= 0
+
+
+def _insert_round(uow: UnitOfWork, values: dict[str, Any]) -> None:
+    """The round's INSERT: at commit on PostgreSQL (with the ledger append), else now.
+
+    Should another bet of this player have opened a round after our snapshot, the partial
+    unique index refuses ours and the bet is refused as round_in_progress; its transaction is
+    discarded before the open round is looked up.
+    """
+    player_id = values["player_id"]
+
+    def in_progress() -> Exception:
+        return _round_in_progress(open_round_id(uow, player_id))
+
+    if uow.dialect == "postgresql":
+        statement = direct.insert(_ROUNDS, values)
+        direct.defer(
+            uow.session,
+            direct.Statement(
+                statement.sql, statement.params, {"uq_rounds_one_open_per_player": in_progress}
+            ),
+        )
+        return
+    try:
+        uow.session.execute(insert(_ROUNDS).values(values))
+    except IntegrityError:
+        uow.session.rollback()
+        raise in_progress() from None
+
+
+def _round_values(row: RoundRow) -> dict[str, Any]:
     return {column.key: getattr(row, column.key) for column in _ROUNDS.columns}
 
 
@@ -322,12 +417,74 @@ def decide(
         raise Invalid(f"unknown decision {action!r}", code="unknown_decision") from None
     if decided_by not in ("player", "system"):
         raise ValueError(f"decided_by must be player or system, not {decided_by!r}")
+    if uow.dialect == "postgresql":
+        loaded = _load_for_decision(uow, round_id, player_id)
+        _settle_decision(uow, loaded.row, choice, decided_by, loaded.server_seed)
+        return round_view(
+            loaded.row,
+            seed_hash=loaded.seed_hash,
+            server_seed=loaded.revealed,
+            transaction_ids=loaded.transaction_ids
+            + _pending_ids(ledger_for(uow.session), round_id),
+        )
     row = _load_for_update(uow, round_id, player_id)
     _settle_decision(uow, row, choice, decided_by)
     return _views(uow, [row])[0]
 
 
-def _settle_decision(uow: UnitOfWork, row: Round, choice: Decision, decided_by: DecidedBy) -> None:
+@dataclass(frozen=True)
+class _ForDecision:
+    row: SimpleNamespace
+    server_seed: bytes
+    seed_hash: str
+    revealed: str | None
+    transaction_ids: list[int]
+
+
+# The round (locked), its seed and its transactions so far, in one round trip.
+_LOAD_FOR_DECISION = (
+    "SELECT "
+    + ", ".join(f"r.{column.name}" for column in _ROUNDS.columns)
+    + """, s.seed, s.seed_hash, s.active, s.revealed_at,
+    ARRAY(SELECT t.id FROM ledger_transactions AS t WHERE t.round_id = r.id ORDER BY t.seq)
+FROM rounds AS r JOIN server_seeds AS s ON s.id = r.server_seed_id
+WHERE r.id = %(round_id)s
+FOR UPDATE OF r"""
+)
+_DATETIME_COLUMNS = frozenset({"created_at", "settled_at"})
+
+
+def _load_for_decision(uow: UnitOfWork, round_id: str, player_id: str | None) -> _ForDecision:
+    rows = (
+        direct.execute(uow.session, _LOAD_FOR_DECISION, {"round_id": round_id})
+        if _is_uuid(round_id)
+        else []
+    )
+    if not rows or (player_id is not None and rows[0][1] != player_id):
+        raise NotFound("no such round", code="round_not_found")
+    found = rows[0]
+    width = len(_ROUNDS.columns)
+    values = {
+        column.key: as_utc(value) if column.key in _DATETIME_COLUMNS and value else value
+        for column, value in zip(_ROUNDS.columns, found[:width], strict=True)
+    }
+    seed, seed_hash, active, revealed_at, tx_ids = found[width:]
+    return _ForDecision(
+        row=SimpleNamespace(**values),
+        server_seed=bytes(seed),
+        seed_hash=str(seed_hash),
+        revealed=None if active or revealed_at is None else bytes(seed).hex(),
+        transaction_ids=[int(value) for value in tx_ids],
+    )
+
+
+def _settle_decision(
+    uow: UnitOfWork,
+    row: RoundRow,
+    choice: Decision,
+    decided_by: DecidedBy,
+    server_seed: bytes | None = None,
+) -> None:
     """Play the decision and post its money; the wallet is moved (and checked) at once."""
     if row.status != AWAITING_DECISION:
         raise Conflict(
@@ -336,9 +493,11 @@ def _settle_decision(uow: UnitOfWork, row: Round, choice: Decision, decided_by: 
             round_id=row.id,
         )
     session = uow.session
-    seed = session.get(ServerSeed, row.server_seed_id)
-    assert seed is not None
-    game = rebuild(row, seed.seed)
+    if server_seed is None:
+        seed = session.get(ServerSeed, row.server_seed_id)
+        assert seed is not None
+        server_seed = seed.seed
+    game = rebuild(row, server_seed)
     try:
         game.decide(choice)
     except IllegalAction as exc:
@@ -375,7 +534,27 @@ def _settle_decision(uow: UnitOfWork, row: Round, choice: Decision, decided_by: 
     row.net = result.net
     row.balance_after = _last_balance(ledger, row.id)
     row.settled_at = now
-    session.flush()
+    if isinstance(row, Round):  # loaded through the ORM (SQLite, resolve-stale)
+        session.flush()
+        return
+    values = {column: getattr(row, column) for column in _DECISION_COLUMNS}
+    direct.defer(session, direct.update(_ROUNDS, "id", values | {"id": row.id}))
+
+
+# What a decision changes in a round row.
+_DECISION_COLUMNS = (
+    "status",
+    "decision",
+    "decided_by",
+    "raise_amount",
+    "war",
+    "ante_payout",
+    "raise_payout",
+    "tie_bet_payout",
+    "net",
+    "balance_after",
+    "settled_at",
+)
 
 
 def get_round(uow: UnitOfWork, round_id: str, player_id: str | None) -> RoundView:
@@ -511,7 +690,7 @@ def _revealed(seed: ServerSeed) -> str | None:
 
 
 def round_view(
-    row: Round, *, seed_hash: str, server_seed: str | None, transaction_ids: list[int]
+    row: RoundRow, *, seed_hash: str, server_seed: str | None, transaction_ids: list[int]
 ) -> RoundView:
     decision: dict[str, Any] | None = None
     if row.decision is not None:

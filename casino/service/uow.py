@@ -2,13 +2,23 @@
 
 Use cases receive an entered ``UnitOfWork`` and never commit; the caller commits once, so that
 several things (the money movement and its idempotency record) land atomically or not at all.
+
+On PostgreSQL the commit sends the writes deferred to it (``casino.db.direct.defer``), the
+ledger append and the COMMIT in one round trip; a constraint violation there that a deferred
+write names (e.g. a second open round) is raised as the error it asks for, after the
+rollback.
 """
 
 from __future__ import annotations
 
 from types import TracebackType
 
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
+
+from casino.db import direct
+from casino.ledger.accounts import forget_system_accounts
+from casino.ledger.posting import current_ledger
 
 
 class UnitOfWork:
@@ -48,8 +58,32 @@ class UnitOfWork:
             self._session = None
 
     def commit(self) -> None:
+        if self.dialect == "postgresql":
+            self._commit_in_one_round_trip()
         self.session.commit()
         self._committed = True
+
+    def _commit_in_one_round_trip(self) -> None:
+        session = self.session
+        session.flush()  # rows changed through the ORM go first, in their own round trip
+        writes = direct.take_deferred(session)
+        ledger = current_ledger(session)
+        append = ledger.append_statement() if ledger is not None else None
+        if not writes and append is None:
+            return
+        try:
+            rows = direct.commit(session, [*writes, *([append] if append else [])])
+        except IntegrityError as error:
+            if append is not None:
+                # Most likely a shared account cached for a database since replaced.
+                forget_system_accounts(session)
+            make_error = direct.conflict_error(writes, error)
+            if make_error is None:
+                raise
+            session.rollback()
+            raise make_error() from None
+        if ledger is not None and append is not None:
+            ledger.appended(rows)
 
     def rollback(self) -> None:
         self.session.rollback()

@@ -1,12 +1,14 @@
 from __future__ import annotations
 
+import threading
+import time
 from datetime import timedelta
 
 import pytest
-from sqlalchemy import update
+from sqlalchemy import Engine, text, update
 
 from casino.db.models import Round, utcnow
-from casino.engine.casino_war import Decision
+from casino.engine.casino_war import Decision, deal_casino_war
 from casino.engine.errors import IllegalAction, InvalidBet
 from casino.service import rounds, seeds, tables, wallets
 from casino.service.errors import Conflict, Invalid, NotFound
@@ -295,3 +297,58 @@ def test_resolve_stale(svc: Svc, demo_tables: list[str]) -> None:
     assert svc.run(rounds.resolve_stale, timedelta(hours=24)) == []
     with pytest.raises(Invalid):
         svc.run(rounds.resolve_stale, timedelta(hours=-1))
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("db_url", ["postgresql"], indirect=True)
+def test_bet_racing_an_open_round_is_round_in_progress(
+    svc: Svc, demo_tables: list[str], engine: Engine
+) -> None:
+    """Bet B waits on the seed row while bet A opens a round; B's snapshot predates A's round,
+    so only the partial unique index (hit at B's one-round-trip commit) refuses B's tie."""
+    pid = svc.player(funds=10_000)
+    server_seed, nonce = svc.active_seed(pid)
+    client_seed = next(
+        f"twin-ties-{i}"
+        for i in range(200_000)
+        if deal_casino_war(server_seed, f"twin-ties-{i}", nonce, 6).is_tie
+        and deal_casino_war(server_seed, f"twin-ties-{i}", nonce + 1, 6).is_tie
+    )
+    svc.run(seeds.set_client_seed, pid, client_seed)
+    outcome: list[object] = []
+
+    def bet_b() -> None:
+        try:
+            outcome.append(svc.run(rounds.place_bet, pid, "classic", 100))
+        except Conflict as error:
+            outcome.append(error)
+
+    with svc.uow() as uow_a:
+        opened = rounds.place_bet(uow_a, pid, "classic", 100)  # holds the seed row
+        racer = threading.Thread(target=bet_b)
+        racer.start()
+        _wait_for_a_lock_wait(engine)
+        uow_a.commit()
+    racer.join(timeout=30)
+    (refused,) = outcome
+    assert isinstance(refused, Conflict) and refused.code == "round_in_progress"
+    assert refused.extra["round_id"] == opened.id
+    assert svc.balance(pid) == 9_900  # B's stake was rolled back with its round
+    with svc.uow() as uow:
+        assert [r.id for r in rounds.list_rounds(uow, pid).items] == [opened.id]
+
+
+def _wait_for_a_lock_wait(engine: Engine) -> None:
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        with engine.connect() as conn:
+            waiting = conn.execute(
+                text(
+                    "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                    "AND wait_event_type = 'Lock'"
+                )
+            ).scalar_one()
+        if waiting:
+            return
+        time.sleep(0.01)
+    raise AssertionError("the second bet never waited for the first")
