@@ -29,8 +29,10 @@ class RequestSchema(ma.Schema):
 
 
 class PageQuerySchema(RequestSchema):
+    # Cursors are unpadded base64url; the pattern keeps the spec honest (a long non-ASCII
+    # "cursor" would otherwise pass the spec yet overflow the server's request line).
     cursor = ma.fields.String(
-        validate=validate.Length(min=1, max=512),
+        validate=[validate.Length(min=1, max=512), validate.Regexp(r"^[A-Za-z0-9_-]+$")],
         metadata={"description": "Opaque cursor from a previous page's next_cursor"},
     )
     limit = ma.fields.Integer(

@@ -399,9 +399,19 @@ def test_transactions_default_page(api: Api, player: Player) -> None:
         "?limit=1.5",
         "?cursor=",
         "?cursor=garbage!!",
+        "?cursor=" + "\u00e9" * 300,
         "?page=2",
     ],
-    ids=["zero", "too-big", "text", "float", "empty-cursor", "bad-cursor", "unknown-param"],
+    ids=[
+        "zero",
+        "too-big",
+        "text",
+        "float",
+        "empty-cursor",
+        "bad-cursor",
+        "non-ascii-cursor",
+        "unknown-param",
+    ],
 )
 def test_transactions_query_validation(api: Api, player: Player, query: str) -> None:
     api.deposit(player, 10)
