@@ -15,6 +15,7 @@ from typing import Any, Literal, TypeVar, cast
 from flask import current_app, g, request
 
 from casino.api.database import request_uow, retry_on_disconnect
+from casino.api.idempotency_key import request_key
 from casino.api.openapi import SECURITY_SCHEME, add_doc, error_responses
 from casino.service import auth as service_auth
 from casino.service.auth import Principal
@@ -47,10 +48,14 @@ def authenticate_request() -> Principal:
         return cast(Principal, cached)
     token = _bearer_token()
     operator_tokens = current_app.config.get("CASINO_OPERATOR_TOKENS", [])
+    # A money-moving request's key is looked up with the token, in one round trip.
+    key = request_key() if request.method == "POST" else None
     try:
         # Authentication is each request's first database statement.
         principal = retry_on_disconnect(
-            lambda: service_auth.authenticate(request_uow(), token, operator_tokens)
+            lambda: service_auth.authenticate(
+                request_uow(), token, operator_tokens, idempotency_key=key
+            )
         )
     except Unauthenticated:
         # One code for every failed authentication: no hint about which part was wrong.

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Callable
 from functools import wraps
 from typing import Any, TypeVar, cast
@@ -23,6 +22,7 @@ from sqlalchemy.exc import IntegrityError
 from casino.api.auth import current_principal
 from casino.api.database import request_uow
 from casino.api.errors import ApiError
+from casino.api.idempotency_key import HEADER, well_formed
 from casino.api.json_body import request_json
 from casino.api.openapi import add_doc, error_responses
 from casino.service import idempotency as service_idempotency
@@ -31,9 +31,7 @@ from casino.service.views import StoredResponse
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-HEADER = "Idempotency-Key"
 REPLAYED_HEADER = "Idempotent-Replayed"
-_KEY = re.compile(r"[\x21-\x7e]{1,255}")
 
 _HEADER_DOC = {
     "in": "header",
@@ -60,7 +58,7 @@ def required(func: F) -> F:
                 "idempotency_key_required",
                 f"This request moves money: send an {HEADER} header (e.g. a fresh UUID).",
             )
-        if not _KEY.fullmatch(key.strip()):
+        if not well_formed(key):
             raise ApiError(
                 400,
                 "idempotency_key_invalid",

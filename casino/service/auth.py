@@ -12,16 +12,20 @@ import hmac
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from sqlalchemy import select
 
+from casino.db import direct
 from casino.db.models import OperatorToken, Player, utcnow
+from casino.service import idempotency
 from casino.service.errors import Invalid, Unauthenticated
 from casino.service.uow import UnitOfWork
 
 OPERATOR_PREFIX = "op_"
 PLAYER_PREFIX = "pl_"
+#: A player's ``Principal.subject`` (the idempotency caller) is this followed by its id.
+PLAYER_SUBJECT_PREFIX = "player:"
 MAX_TOKEN_LENGTH = 512
 
 
@@ -49,27 +53,50 @@ def _configured_operator(token: str, operator_tokens: Sequence[str]) -> str | No
     return match
 
 
-def authenticate(uow: UnitOfWork, token: str, operator_tokens: Sequence[str]) -> Principal:
+def authenticate(
+    uow: UnitOfWork,
+    token: str,
+    operator_tokens: Sequence[str],
+    *,
+    idempotency_key: str | None = None,
+) -> Principal:
+    """The caller of ``token``. With ``idempotency_key`` (a money-moving request), a player's
+    lookup also does the idempotency lock and lookup for that key on PostgreSQL, in the same
+    round trip (``idempotency.begin`` then uses it)."""
     if not isinstance(token, str) or not token or len(token) > MAX_TOKEN_LENGTH:
         raise Unauthenticated("a valid bearer token is required", code="invalid_token")
     configured = _configured_operator(token, operator_tokens)
     if configured is not None:
         return Principal("operator", None, f"operator:config:{hash_token(configured)[:16]}")
     digest = hash_token(token)
-    session = uow.session
+    postgres = uow.dialect == "postgresql"
     if token.startswith(PLAYER_PREFIX):
-        player_id = session.execute(
-            select(Player.id).where(Player.token_hash == digest)
-        ).scalar_one_or_none()
+        if postgres and idempotency_key is not None:
+            player_id = idempotency.find_player_and_begin(
+                uow, digest, PLAYER_SUBJECT_PREFIX, idempotency_key
+            )
+        elif postgres:
+            player_id = _scalar(direct.execute(uow.session, _PLAYER_BY_TOKEN, {"digest": digest}))
+        else:
+            player_id = uow.session.execute(
+                select(Player.id).where(Player.token_hash == digest)
+            ).scalar_one_or_none()
         if player_id is not None:
-            return Principal("player", player_id, f"player:{player_id}")
+            return Principal("player", player_id, PLAYER_SUBJECT_PREFIX + player_id)
     else:
-        operator_id = session.execute(
+        operator_id = uow.session.execute(
             select(OperatorToken.id).where(OperatorToken.token_hash == digest)
         ).scalar_one_or_none()
         if operator_id is not None:
             return Principal("operator", None, f"operator:{operator_id}")
     raise Unauthenticated("a valid bearer token is required", code="invalid_token")
+
+
+_PLAYER_BY_TOKEN = "SELECT id FROM players WHERE token_hash = %(digest)s"
+
+
+def _scalar(rows: list[tuple[Any, ...]]) -> Any:
+    return rows[0][0] if rows else None
 
 
 def create_operator_token(uow: UnitOfWork, name: str) -> str:

@@ -9,12 +9,14 @@ the second waits and then sees the stored response.
 
 from __future__ import annotations
 
-import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, cast
 
-from sqlalchemy import Row, Table, delete, insert, select, text
+from sqlalchemy import Table, delete, event, insert, select
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
 
 from casino.db import direct
 from casino.db.models import IdempotencyRecord, utcnow
@@ -28,18 +30,36 @@ _RECORDS = cast(Table, IdempotencyRecord.__table__)
 
 # One round trip on PostgreSQL: the lock and the lookup. Should the first request commit
 # between this statement's snapshot and the lock, the lookup misses its record; the request
-# then runs again, but its record insert hits the primary key and it is refused
-# (request_in_progress) with nothing changed, so a key still charges only once.
-_LOCK_AND_LOOKUP = text(
-    "SELECT pg_try_advisory_xact_lock(:lock_id) AS acquired, r.fingerprint, r.status, r.body "
+# then runs again, but its record insert hits the primary key at commit and the request is
+# answered with the first one's record instead, so a key still charges only once.
+# The lock id is a 64-bit hash of caller and key, computed by the database wherever the lock
+# is taken (also in ``find_player_and_begin``), so every path agrees on it.
+_LOCK_ID = "hashtextextended({caller} || chr(31) || %(key)s, 0)"
+_LOCK_AND_LOOKUP = (
+    "SELECT pg_try_advisory_xact_lock(" + _LOCK_ID.format(caller="%(caller)s") + "), "
+    "r.fingerprint, r.status, r.body "
     "FROM (SELECT 1) AS one "
-    "LEFT JOIN idempotency_records AS r ON r.caller = :caller AND r.key = :key"
+    "LEFT JOIN idempotency_records AS r ON r.caller = %(caller)s AND r.key = %(key)s"
 )
+# Authentication of a player and the above for its key, in the request's first round trip.
+_PLAYER_AND_KEY = (
+    "SELECT p.id, pg_try_advisory_xact_lock("
+    + _LOCK_ID.format(caller="%(prefix)s || p.id")
+    + "), r.fingerprint, r.status, r.body "
+    "FROM players AS p "
+    "LEFT JOIN idempotency_records AS r ON r.caller = %(prefix)s || p.id AND r.key = %(key)s "
+    "WHERE p.token_hash = %(digest)s"
+)
+# What the first round trip found for (caller, key), for ``begin``; this transaction only.
+_PREFETCHED = "casino.idempotency.prefetched"
 
 
-def _lock_id(caller: str, key: str) -> int:
-    digest = hashlib.sha256(f"{caller}\x00{key}".encode()).digest()
-    return int.from_bytes(digest[:8], "big", signed=True)
+@dataclass(frozen=True)
+class _Lookup:
+    caller: str
+    key: str
+    acquired: bool
+    row: Sequence[Any] | None  # fingerprint, status, body
 
 
 def _check(caller: str, key: str) -> None:
@@ -64,30 +84,48 @@ def begin(uow: UnitOfWork, caller: str, key: str, fingerprint: str) -> StoredRes
     request was already served; answer with it and change nothing."""
     _check(caller, key)
     if uow.dialect == "postgresql":
-        row = uow.session.execute(
-            _LOCK_AND_LOOKUP, {"lock_id": _lock_id(caller, key), "caller": caller, "key": key}
-        ).one()
-        if not row.acquired:
-            raise _in_progress()
-        found = None if row.fingerprint is None else row
-    else:
-        found = uow.session.execute(
-            select(_RECORDS.c.fingerprint, _RECORDS.c.status, _RECORDS.c.body).where(
-                _RECORDS.c.caller == caller, _RECORDS.c.key == key
+        lookup = uow.session.info.pop(_PREFETCHED, None)
+        if not (isinstance(lookup, _Lookup) and (lookup.caller, lookup.key) == (caller, key)):
+            ((acquired, *found),) = direct.execute(
+                uow.session, _LOCK_AND_LOOKUP, {"caller": caller, "key": key}
             )
-        ).one_or_none()
-    return _stored(found, fingerprint)
+            lookup = _Lookup(caller, key, bool(acquired), None if found[0] is None else found)
+        if not lookup.acquired:
+            raise _in_progress()
+        return _stored(lookup.row, fingerprint)
+    row = uow.session.execute(
+        select(_RECORDS.c.fingerprint, _RECORDS.c.status, _RECORDS.c.body).where(
+            _RECORDS.c.caller == caller, _RECORDS.c.key == key
+        )
+    ).one_or_none()
+    return _stored(None if row is None else tuple(row), fingerprint)
 
 
-def _stored(row: Row[Any] | None, fingerprint: str) -> StoredResponse | None:
+def find_player_and_begin(uow: UnitOfWork, token_digest: str, prefix: str, key: str) -> str | None:
+    """PostgreSQL: the id of the player whose token has this hash, and in the same round trip
+    the lock and lookup ``begin`` will need for the caller ``prefix + id`` and ``key``."""
+    rows = direct.execute(
+        uow.session, _PLAYER_AND_KEY, {"digest": token_digest, "prefix": prefix, "key": key}
+    )
+    if not rows:
+        return None
+    player_id, acquired, *found = rows[0]
+    uow.session.info[_PREFETCHED] = _Lookup(
+        prefix + player_id, key, bool(acquired), None if found[0] is None else found
+    )
+    return str(player_id)
+
+
+def _stored(row: Sequence[Any] | None, fingerprint: str) -> StoredResponse | None:
     if row is None:
         return None
-    if row.fingerprint != fingerprint:
+    stored_fingerprint, status, body = row
+    if stored_fingerprint != fingerprint:
         raise Invalid(
             "this Idempotency-Key was used with a different request",
             code="idempotency_key_reused",
         )
-    return StoredResponse(status=int(row.status), body=dict(row.body))
+    return StoredResponse(status=int(status), body=dict(body))
 
 
 def complete(
@@ -115,6 +153,12 @@ def complete(
         uow.session.execute(insert(_RECORDS).values(values))
     except IntegrityError:
         raise _in_progress() from None
+
+
+@event.listens_for(Session, "after_commit")
+@event.listens_for(Session, "after_rollback")
+def _forget_prefetched(session: Session) -> None:
+    session.info.pop(_PREFETCHED, None)
 
 
 def purge_idempotency(uow: UnitOfWork, older_than: timedelta = RETENTION) -> int:

@@ -26,6 +26,9 @@ from casino.service.views import Page, TransactionView, WalletView
 blp = ApiBlueprint(
     "wallets", __name__, url_prefix="/api/v1/players", description="Wallets and ledger"
 )
+# One instance for every response: building a schema deep-copies its fields (~0.3 ms a
+# request); dumping does not change it, so threads can share it.
+_TRANSACTION_BODY = TransactionSchema()
 
 
 @blp.route("/<uuid_str:player_id>/deposits")
@@ -39,7 +42,7 @@ class Deposits(MethodView):
         """Credit a player's wallet (created by the first deposit in a currency)."""
         return idempotency.respond(
             201,
-            TransactionSchema(),
+            _TRANSACTION_BODY,
             lambda uow: wallet_service.deposit(
                 uow, player_id, data["currency"], data["amount"], data["reference"]
             ),
@@ -57,7 +60,7 @@ class Withdrawals(MethodView):
         """Debit a player's wallet; beyond the balance -> 409 insufficient_funds."""
         return idempotency.respond(
             201,
-            TransactionSchema(),
+            _TRANSACTION_BODY,
             lambda uow: wallet_service.withdraw(
                 uow, player_id, data["currency"], data["amount"], data["reference"]
             ),

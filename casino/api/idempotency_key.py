@@ -1,0 +1,27 @@
+"""The ``Idempotency-Key`` request header: its name and what a well-formed value is.
+
+Shared by the idempotency decorator (which refuses a missing or malformed key) and by
+authentication (which looks the key up in its own round trip when it can).
+"""
+
+from __future__ import annotations
+
+import re
+
+from flask import request
+
+HEADER = "Idempotency-Key"
+_KEY = re.compile(r"[\x21-\x7e]{1,255}")
+
+
+def well_formed(key: str) -> bool:
+    """1 to 255 visible ASCII characters (after stripping surrounding blanks)."""
+    return _KEY.fullmatch(key.strip()) is not None
+
+
+def request_key() -> str | None:
+    """The request's key, stripped, when present and well formed; else None."""
+    key = request.headers.get(HEADER)
+    if key is None or not well_formed(key):
+        return None
+    return key.strip()
