@@ -1,5 +1,324 @@
 """Free-play War use cases over a unit of work: create, view, move, autoplay, simulate.
 
 Games are stored in the database (`casino.db.free_play_models.FreePlayGame`) so that any
-worker can serve the next move. The caller commits.
+worker can serve the next move. A stored game is the engine's JSON record (seed, seats and
+the moves made); each request replays it, acts, and writes the new record back. Writers lock
+the row (``SELECT … FOR UPDATE`` on PostgreSQL; SQLite transactions take the write lock when
+they begin), and the row's version counter refuses a write based on a stale read, so two
+moves on one game can never both apply to the same position. The caller commits.
+
+No money is involved and nothing here needs a player: the game id is the only handle.
 """
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm.exc import StaleDataError
+
+from casino.db.free_play_models import (
+    AWAITING_DECISION,
+    FINISHED,
+    IN_PROGRESS,
+    FreePlayGame,
+)
+from casino.db.models import utcnow
+from casino.engine.war import (
+    CorruptRecord,
+    IllegalMove,
+    SeatKind,
+    WarGame,
+    build_rules,
+    new_game,
+    variant_catalogue,
+)
+from casino.engine.war.simulation import outcomes, summarise
+from casino.service.errors import Conflict, Invalid, NotFound
+from casino.service.uow import UnitOfWork
+
+log = logging.getLogger(__name__)
+
+#: Most games one simulation request may ask for.
+MAX_SIMULATION_GAMES = 10_000
+#: Default work bounds of one simulation request (the API reads its own from the app config).
+DEFAULT_SIMULATION_MAX_BATTLES = 5_000_000
+DEFAULT_SIMULATION_MAX_SECONDS = 5.0
+UNTIL = ("battle", "decision", "end")
+
+# The engine's view status -> the API's (and the stored column's) spelling.
+_STATUS = {
+    "in-progress": IN_PROGRESS,
+    "awaiting-decision": AWAITING_DECISION,
+    "finished": FINISHED,
+}
+
+
+@dataclass(frozen=True)
+class SimulationLimits:
+    """Bounds on one simulation request: after the game that reaches either, it stops.
+
+    ``max_battles`` is deterministic (the same request stops at the same game every time);
+    ``max_seconds`` is the safety net for the slow variants (choices, several seats), whose
+    battles cost up to fifty times those of two-player War.
+    """
+
+    max_battles: int = DEFAULT_SIMULATION_MAX_BATTLES
+    max_seconds: float = DEFAULT_SIMULATION_MAX_SECONDS
+
+
+# ---------------------------------------------------------------- variants
+
+
+def variants() -> list[dict[str, Any]]:
+    """Every preset with its description, base rules and option schema."""
+    return variant_catalogue()
+
+
+# ---------------------------------------------------------------- games
+
+
+def create_game(
+    uow: UnitOfWork,
+    variant: str,
+    options: Mapping[str, Any] | None = None,
+    seed: str | None = None,
+    seats: Sequence[Mapping[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """A new game, dealt and stored; nothing is played until a move or an autoplay.
+
+    Raises the engine's ``InvalidRules`` (unknown variant, option or seat list) or
+    ``InvalidSeed``.
+    """
+    specs = [dict(s) for s in seats] if seats is not None else None
+    game = new_game(variant, dict(options or {}), seed, specs)
+    now = utcnow()
+    row = FreePlayGame(
+        id=str(uuid.uuid4()),
+        variant=variant,
+        status=_status(game),
+        state=game.to_dict(),
+        created_at=now,
+        updated_at=now,
+    )
+    uow.session.add(row)
+    uow.session.flush()
+    return _view(row, game, None, None)
+
+
+def get_game(
+    uow: UnitOfWork, game_id: str, seat: int | None = None, log_tail: int | None = None
+) -> dict[str, Any]:
+    """The game as ``seat`` may see it (default: its only human seat, else a spectator)."""
+    row = _require(uow, game_id, lock=False)
+    return _view(row, _replay(row), seat, log_tail)
+
+
+def make_move(
+    uow: UnitOfWork,
+    game_id: str,
+    move: Mapping[str, Any],
+    seat: int | None = None,
+    log_tail: int | None = None,
+) -> dict[str, Any]:
+    """A human seat's move; play goes on to the end of the battle or the next choice.
+
+    ``seat`` may be left out when the game has exactly one human seat. An illegal move is a
+    ``Conflict`` ``illegal_move`` whose ``legal`` member lists the moves that are.
+    """
+    row = _require(uow, game_id, lock=True)
+    game = _replay(row)
+    mover = _mover(game, seat)
+    if game.finished:
+        raise Conflict("The game is over.", code="game_finished", legal=[])
+    try:
+        game.apply(mover, dict(move))
+    except IllegalMove as error:
+        raise Conflict(
+            error.detail,
+            code="illegal_move",
+            seat=mover,
+            legal=error.legal,
+            pending=[{"seat": d.seat, "kind": d.kind.value} for d in game.pending],
+        ) from None
+    _store(uow, row, game)
+    return _view(row, game, mover, log_tail)
+
+
+def autoplay(
+    uow: UnitOfWork,
+    game_id: str,
+    until: str,
+    seat: int | None = None,
+    log_tail: int | None = None,
+) -> dict[str, Any]:
+    """Play on until one more ``battle`` is done, a human must choose (``decision``) or the
+    game is over (``end``; pending human choices are then made by ``greedy`` and recorded)."""
+    if until not in UNTIL:
+        raise Invalid(f"until must be one of {', '.join(UNTIL)}", code="invalid_until")
+    row = _require(uow, game_id, lock=True)
+    game = _replay(row)
+    viewer = _viewer(game, seat)
+    if not game.finished:
+        game.advance(until)
+        _store(uow, row, game)
+    return _view(row, game, viewer, log_tail)
+
+
+# ---------------------------------------------------------------- simulations
+
+
+def simulate(
+    variant: str,
+    options: Mapping[str, Any] | None,
+    games: int,
+    seed: str,
+    limits: SimulationLimits | None = None,
+) -> dict[str, Any]:
+    """Statistics of up to ``games`` seeded all-computer games (game ``i`` has seed
+    ``"<seed>:i"``), stopping early - after at least one game - at the request's bounds.
+
+    The summary covers the games played: ``games`` of ``games_requested``, ``complete``
+    false and ``stopped_by`` (``battle_budget`` or ``time_limit``) when it stopped early.
+    """
+    bounds = limits or SimulationLimits()
+    if isinstance(games, bool) or not isinstance(games, int):
+        raise Invalid("games must be an integer", code="invalid_games")
+    if not 1 <= games <= MAX_SIMULATION_GAMES:
+        raise Invalid(
+            f"a simulation plays 1 to {MAX_SIMULATION_GAMES:,} games", code="invalid_games"
+        )
+    rules = build_rules(variant, options)
+    deadline = time.monotonic() + bounds.max_seconds
+    results = []
+    battles = 0
+    stopped_by: str | None = None
+    for outcome in outcomes(rules, games, seed):
+        results.append(outcome)
+        battles += outcome.battles
+        if len(results) == games:
+            break
+        if battles >= bounds.max_battles:
+            stopped_by = "battle_budget"
+            break
+        if time.monotonic() >= deadline:
+            stopped_by = "time_limit"
+            break
+    summary = summarise(rules, results)
+    return {
+        "variant": variant,
+        "options": dict(options or {}),
+        "rules": rules.to_dict(),
+        "seed": seed,
+        "strategies": ["greedy"] * rules.seats,
+        "games_requested": games,
+        "complete": stopped_by is None,
+        "stopped_by": stopped_by,
+        "limits": {"max_battles": bounds.max_battles, "max_seconds": bounds.max_seconds},
+        **summary,
+    }
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _require(uow: UnitOfWork, game_id: str, *, lock: bool) -> FreePlayGame:
+    statement = select(FreePlayGame).where(FreePlayGame.id == game_id)
+    if lock:
+        # Ignored on SQLite, whose transactions already hold the write lock (BEGIN IMMEDIATE).
+        statement = statement.with_for_update()
+    row = uow.session.scalars(statement).one_or_none()
+    if row is None:
+        raise NotFound("no such game", code="game_not_found")
+    return row
+
+
+def _replay(row: FreePlayGame) -> WarGame:
+    try:
+        return WarGame.from_dict(row.state)
+    except CorruptRecord:
+        # The record no longer replays to its digest: the rules engine changed under it.
+        log.error("free-play game %s does not replay on this engine version", row.id)
+        raise Conflict(
+            "This game was recorded by another version of the game engine and cannot be "
+            "continued; start a new game.",
+            code="game_unreplayable",
+        ) from None
+
+
+def _store(uow: UnitOfWork, row: FreePlayGame, game: WarGame) -> None:
+    row.state = game.to_dict()
+    row.status = _status(game)
+    row.updated_at = utcnow()
+    try:
+        uow.session.flush()
+    except StaleDataError:
+        # Another request changed the game since it was read (only possible where the row
+        # lock is not available); nothing was written.
+        raise Conflict(
+            "The game changed while this request was played; fetch it and try again.",
+            code="concurrent_update",
+        ) from None
+
+
+def _status(game: WarGame) -> str:
+    if game.finished:
+        return FINISHED
+    return AWAITING_DECISION if game.pending else IN_PROGRESS
+
+
+def _humans(game: WarGame) -> list[int]:
+    return [i for i, spec in enumerate(game.seats) if spec.kind is SeatKind.HUMAN]
+
+
+def _check_seat(game: WarGame, seat: int) -> int:
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < len(game.seats):
+        raise Invalid(f"seat must be 0 to {len(game.seats) - 1} in this game", code="invalid_seat")
+    return seat
+
+
+def _viewer(game: WarGame, seat: int | None) -> int | None:
+    """The seat whose view is shown: the one asked for, else the only human seat, else
+    nobody's (a spectator sees no hand and no pending choice's details)."""
+    if seat is not None:
+        return _check_seat(game, seat)
+    humans = _humans(game)
+    return humans[0] if len(humans) == 1 else None
+
+
+def _mover(game: WarGame, seat: int | None) -> int:
+    if seat is not None:
+        return _check_seat(game, seat)
+    humans = _humans(game)
+    if len(humans) == 1:
+        return humans[0]
+    if not humans:
+        raise Conflict(
+            "No seat of this game is played by a human; use autoplay.",
+            code="illegal_move",
+            legal=[],
+        )
+    raise Invalid(
+        f"This game has {len(humans)} human seats ({', '.join(map(str, humans))}); "
+        "say which seat moves.",
+        code="seat_required",
+    )
+
+
+def _view(
+    row: FreePlayGame, game: WarGame, seat: int | None, log_tail: int | None
+) -> dict[str, Any]:
+    view = game.view(_viewer(game, seat), log_tail=log_tail)
+    view["status"] = _STATUS.get(view["status"], view["status"])
+    return {
+        "id": row.id,
+        "version": row.version,
+        "created_at": row.created_at,
+        "updated_at": row.updated_at,
+        **view,
+    }

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask_smorest import Api
 
-from casino.api.resources import health, players, rounds, seeds, tables, wallets
+from casino.api.resources import free_play, health, players, rounds, seeds, tables, wallets
 
 BLUEPRINTS = (
     health.blp,
@@ -13,6 +13,7 @@ BLUEPRINTS = (
     seeds.blp,
     tables.blp,
     rounds.blp,
+    free_play.blp,
 )
 
 
