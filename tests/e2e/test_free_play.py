@@ -13,8 +13,10 @@ from sqlalchemy.orm import Session
 
 from casino import create_app
 from casino.api.database import EXTENSION_KEY
+from casino.api.resources.free_play import settings_from
 from casino.db.free_play_models import FreePlayGame
 from casino.engine.war import PRESETS, WarGame, new_game
+from config import ConfigError
 
 from .helpers import Api, assert_problem, make_config
 
@@ -587,6 +589,32 @@ def test_free_play_is_rate_limited_per_address(database_url: str) -> None:
 
 def test_free_play_limits_are_off_in_testing(api: Api) -> None:
     assert all(api.get(f"{BASE}/variants").status_code == 200 for _ in range(50))
+
+
+def test_settings_come_from_the_environment_and_are_checked_at_start(
+    database_url: str,
+) -> None:
+    environ = {
+        "CASINO_FREE_PLAY_RATE_LIMIT": "5 per second",
+        "CASINO_FREE_PLAY_SIMULATION_RATE_LIMIT": "",
+        "CASINO_FREE_PLAY_SIMULATION_MAX_BATTLES": "7000",
+        "CASINO_FREE_PLAY_SIMULATION_MAX_SECONDS": "2.5",
+        "CASINO_UNRELATED": "x",
+    }
+    assert settings_from(environ) == {
+        "FREE_PLAY_RATE_LIMIT": "5 per second",
+        "FREE_PLAY_SIMULATION_RATE_LIMIT": "",
+        "FREE_PLAY_SIMULATION_MAX_BATTLES": 7000,
+        "FREE_PLAY_SIMULATION_MAX_SECONDS": 2.5,
+    }
+    for name, bad in (
+        ("CASINO_FREE_PLAY_RATE_LIMIT", "lots"),
+        ("CASINO_FREE_PLAY_SIMULATION_MAX_BATTLES", "many"),
+    ):
+        with pytest.raises(ConfigError, match=name):
+            settings_from({name: bad})
+    with pytest.raises(ConfigError, match="FREE_PLAY_RATE_LIMIT"):
+        _app(database_url, FREE_PLAY_RATE_LIMIT="as many as you like")
 
 
 # ---------------------------------------------------------------- OpenAPI

@@ -10,19 +10,24 @@ Settings (app config; module defaults below):
 * ``FREE_PLAY_SIMULATION_MAX_BATTLES`` / ``FREE_PLAY_SIMULATION_MAX_SECONDS`` - the work one
   simulation request may do; it stops after the game that reaches either bound.
 
-Limits use flask-limiter's syntax and its storage (``RATELIMIT_STORAGE_URI``), and are off
-when ``RATELIMIT_ENABLED`` is false (the testing configuration). An empty limit disables it.
+Each can be set in the environment as ``CASINO_<NAME>`` (read once, when the app is built;
+a value the app's configuration sets itself wins). Limits use flask-limiter's syntax and its
+storage (``RATELIMIT_STORAGE_URI``), and are off when ``RATELIMIT_ENABLED`` is false (the
+testing configuration); an empty limit disables that limit.
 """
 
 from __future__ import annotations
 
 import logging
 import math
+import os
 import time
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import Any
 
 from flask import current_app, request, url_for
+from flask.blueprints import BlueprintSetupState
 from flask.views import MethodView
 from flask_limiter.util import get_remote_address
 from limits import RateLimitItem, parse_many
@@ -45,6 +50,7 @@ from casino.api.schemas_free_play import (
     VariantListSchema,
 )
 from casino.service import free_play as service
+from config import ConfigError
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +66,51 @@ blp = ApiBlueprint(
 )
 
 
+# ---------------------------------------------------------------- settings
+
+
+def _limit_text(value: str) -> str:
+    if value.strip():
+        parse_many(value)  # raises ValueError for a malformed limit
+    return value
+
+
+#: Setting -> (default, parser of its environment value).
+SETTINGS: dict[str, tuple[Any, Callable[[str], Any]]] = {
+    "FREE_PLAY_RATE_LIMIT": (DEFAULT_RATE_LIMIT, _limit_text),
+    "FREE_PLAY_SIMULATION_RATE_LIMIT": (DEFAULT_SIMULATION_RATE_LIMIT, _limit_text),
+    "FREE_PLAY_SIMULATION_MAX_BATTLES": (service.DEFAULT_SIMULATION_MAX_BATTLES, int),
+    "FREE_PLAY_SIMULATION_MAX_SECONDS": (service.DEFAULT_SIMULATION_MAX_SECONDS, float),
+}
+
+
+def settings_from(environ: Mapping[str, str]) -> dict[str, Any]:
+    """The free-play settings given in ``environ`` (``CASINO_<NAME>``), parsed."""
+    found: dict[str, Any] = {}
+    for name, (_default, parse) in SETTINGS.items():
+        raw = environ.get(f"CASINO_{name}")
+        if raw is None:
+            continue
+        try:
+            found[name] = parse(raw)
+        except ValueError:
+            raise ConfigError(f"CASINO_{name} is not valid: {raw!r}") from None
+    return found
+
+
+@blp.record
+def _configure(state: BlueprintSetupState) -> None:
+    config = state.app.config
+    for name, value in settings_from(os.environ).items():
+        config.setdefault(name, value)
+    for name, (default, parse) in SETTINGS.items():
+        config.setdefault(name, default)
+        try:
+            parse(str(config[name]))  # a bad value stops the app here, not a request later
+        except ValueError:
+            raise ConfigError(f"{name} is not valid: {config[name]!r}") from None
+
+
 # ---------------------------------------------------------------- throttling
 
 
@@ -70,14 +121,9 @@ def _parse(limit: str) -> tuple[RateLimitItem, ...]:
 
 def _limits() -> list[tuple[str, str]]:
     config = current_app.config
-    limits = [("free-play", config.get("FREE_PLAY_RATE_LIMIT", DEFAULT_RATE_LIMIT))]
+    limits = [("free-play", config["FREE_PLAY_RATE_LIMIT"])]
     if request.endpoint == SIMULATIONS_ENDPOINT:
-        limits.append(
-            (
-                "free-play-simulations",
-                config.get("FREE_PLAY_SIMULATION_RATE_LIMIT", DEFAULT_SIMULATION_RATE_LIMIT),
-            )
-        )
+        limits.append(("free-play-simulations", config["FREE_PLAY_SIMULATION_RATE_LIMIT"]))
     return limits
 
 
@@ -211,16 +257,8 @@ class Simulations(MethodView):
         """
         config = current_app.config
         limits = service.SimulationLimits(
-            max_battles=int(
-                config.get(
-                    "FREE_PLAY_SIMULATION_MAX_BATTLES", service.DEFAULT_SIMULATION_MAX_BATTLES
-                )
-            ),
-            max_seconds=float(
-                config.get(
-                    "FREE_PLAY_SIMULATION_MAX_SECONDS", service.DEFAULT_SIMULATION_MAX_SECONDS
-                )
-            ),
+            max_battles=int(config["FREE_PLAY_SIMULATION_MAX_BATTLES"]),
+            max_seconds=float(config["FREE_PLAY_SIMULATION_MAX_SECONDS"]),
         )
         return service.simulate(
             data["variant"], data["options"], data["games"], data["seed"], limits
