@@ -250,4 +250,5 @@ class IdempotencyRecord(Base):
     body: Mapped[dict[str, Any]] = mapped_column(JSON)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), index=True)
 
+
 import casino.db.free_play_models  # noqa: E402, F401  (puts free_play_games on Base.metadata)
