@@ -133,9 +133,9 @@ def make_move(
     """
     row = _require(uow, game_id, lock=True)
     game = _replay(row)
-    mover = _mover(game, seat)
     if game.finished:
         raise Conflict("The game is over.", code="game_finished", legal=[])
+    mover = _mover(game, seat)
     try:
         game.apply(mover, dict(move))
     except IllegalMove as error:

@@ -139,19 +139,19 @@ def throttle() -> None:
             continue
         for item in _parse(text):
             try:
-                allowed = limiter.limiter.hit(item, scope, address)
+                if limiter.limiter.hit(item, scope, address):
+                    continue
                 reset = limiter.limiter.get_window_stats(item, scope, address).reset_time
             except Exception:  # the counter store is down: serve rather than refuse
                 log.warning("free-play rate limit not checked: storage unavailable")
                 return
-            if not allowed:
-                retry = max(1, math.ceil(reset - time.time()))
-                raise ApiError(
-                    429,
-                    "rate_limited",
-                    f"Too many free-play requests from this address (limit {item}); retry later.",
-                    headers={"Retry-After": str(retry)},
-                )
+            retry = max(1, math.ceil(reset - time.time()))
+            raise ApiError(
+                429,
+                "rate_limited",
+                f"Too many free-play requests from this address (limit {item}); retry later.",
+                headers={"Retry-After": str(retry)},
+            )
 
 
 # ---------------------------------------------------------------- views
