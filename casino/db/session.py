@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import select
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
 
@@ -16,15 +18,36 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
         return _sqlite_engine(url, in_memory=parsed.database in (None, "", ":memory:"), **kwargs)
-    # No pre-ping: it costs a round trip per checkout. A connection the server dropped fails
-    # on its first statement instead; SQLAlchemy then invalidates it and every older pooled
-    # connection, and the API retries that first, read-only statement once on a fresh
-    # connection (casino.api.database.retry_on_disconnect) or answers 503.
+    # No pre-ping (a round trip per checkout): see _dropped_by_the_server.
     options: dict[str, Any] = {}
     if "poolclass" not in kwargs:
         options.update(pool_size=10, max_overflow=20, pool_recycle=1800)
     options.update(kwargs)
-    return create_engine(url, **options)
+    engine = create_engine(url, **options)
+    event.listen(engine, "checkout", _dropped_by_the_server)
+    return engine
+
+
+def _dropped_by_the_server(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
+    """Refuse a pooled connection the server has closed; the pool then opens a new one.
+
+    An idle connection gets no input unless the server ends it (a restart or an administrator
+    sends a FATAL message and closes the socket), so pending input at checkout means it is
+    gone. Checking costs one poll() and no round trip. A connection lost silently (no
+    message reached us) still fails on its first statement: the API retries that statement
+    once (casino.api.database.retry_on_disconnect) or answers 503.
+    """
+    fileno = getattr(dbapi_connection, "fileno", None)
+    if fileno is None:
+        return
+    try:
+        poller = select.poll()
+        poller.register(fileno(), select.POLLIN)
+        readable = bool(poller.poll(0))
+    except (OSError, ValueError):  # already closed on our side
+        readable = True
+    if readable:
+        raise DisconnectionError("the database server closed this connection")
 
 
 def _sqlite_engine(url: str, *, in_memory: bool, **kwargs: Any) -> Engine:
