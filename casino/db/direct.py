@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import psycopg
+from psycopg.pq import ExecStatus
 from psycopg.types.json import Json
 from sqlalchemy import Table, event
 from sqlalchemy import exc as sa_exc
@@ -28,6 +29,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.types import JSON
 
 Params = Mapping[str, Any]
+TUPLES_OK = ExecStatus.TUPLES_OK
 _DEFERRED = "casino.direct.deferred"
 
 
@@ -108,9 +110,16 @@ def execute(session: Session, sql: str, params: Params) -> list[tuple[Any, ...]]
     try:
         cursor = driver.cursor()
         cursor.execute(sql, params, prepare=True)
-        return cursor.fetchall() if cursor.description is not None else []
+        return _rows(cursor)
     except psycopg.Error as error:
         raise _wrapped(connection, sql, error) from error
+
+
+def _rows(cursor: psycopg.Cursor[Any]) -> list[tuple[Any, ...]]:
+    result = cursor.pgresult
+    if result is None or result.status != TUPLES_OK:
+        return []
+    return cursor.fetchall()
 
 
 def commit(session: Session, statements: Sequence[Statement]) -> list[tuple[Any, ...]]:
@@ -132,9 +141,7 @@ def commit(session: Session, statements: Sequence[Statement]) -> list[tuple[Any,
                 cursor.execute(statement.sql, statement.params, prepare=True)
             current = "COMMIT"
             driver.commit()
-        if cursor is None or cursor.description is None:
-            return []
-        return cursor.fetchall()
+        return [] if cursor is None else _rows(cursor)
     except psycopg.Error as error:
         raise _wrapped(connection, current, error) from error
 

@@ -20,7 +20,7 @@ blp = ApiBlueprint("players", __name__, url_prefix="/api/v1/players", descriptio
 @blp.route("")
 class Players(MethodView):
     @requires(OPERATOR)
-    @blp.arguments(PlayerCreateSchema)
+    @blp.arguments(PlayerCreateSchema())
     @blp.response(201, PlayerCreatedSchema)
     @blp.doc(responses=error_responses(409, 422))
     def post(self, data: dict[str, Any]) -> dict[str, Any]:

@@ -41,7 +41,7 @@ _ROUND_BODY = RoundSchema()
 class Rounds(MethodView):
     @requires(PLAYER)
     @idempotency.required
-    @blp.arguments(BetSchema)
+    @blp.arguments(BetSchema())
     @blp.response(201, RoundSchema)
     @blp.doc(responses=error_responses(404, 409, 422))
     def post(self, data: dict[str, Any]) -> Response:
@@ -61,7 +61,7 @@ class Rounds(MethodView):
         )
 
     @requires(OPERATOR, PLAYER)
-    @blp.arguments(RoundsQuerySchema, location="query", unknown=RAISE)
+    @blp.arguments(RoundsQuerySchema(), location="query", unknown=RAISE)
     @blp.response(200, RoundPageSchema)
     @blp.doc(responses=error_responses(404, 422))
     def get(self, query: dict[str, Any]) -> Page[RoundView]:
@@ -94,7 +94,7 @@ class Round(MethodView):
 class RoundDecision(MethodView):
     @requires(PLAYER)
     @idempotency.required
-    @blp.arguments(DecisionSchema)
+    @blp.arguments(DecisionSchema())
     @blp.response(200, RoundSchema)
     @blp.doc(responses=error_responses(404, 409, 422))
     def post(self, data: dict[str, Any], round_id: str) -> Response:

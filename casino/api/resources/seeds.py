@@ -39,7 +39,7 @@ class Seeds(MethodView):
 @blp.route("/<uuid_str:player_id>/seeds/client")
 class ClientSeed(MethodView):
     @requires(PLAYER)
-    @blp.arguments(ClientSeedSchema)
+    @blp.arguments(ClientSeedSchema())
     @blp.response(200, SeedsSchema)
     @blp.doc(responses=error_responses(404, 409, 422))
     def put(self, data: dict[str, Any], player_id: str) -> SeedsView:
@@ -51,7 +51,7 @@ class ClientSeed(MethodView):
 @blp.route("/<uuid_str:player_id>/seeds/rotate")
 class Rotate(MethodView):
     @requires(PLAYER)
-    @blp.arguments(NoFieldsSchema, required=False)
+    @blp.arguments(NoFieldsSchema(), required=False)
     @blp.response(200, RotationSchema)
     @blp.doc(responses=error_responses(404, 409, 422))
     def post(self, _: dict[str, Any], player_id: str) -> RotationView:

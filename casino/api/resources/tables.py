@@ -33,7 +33,7 @@ blp = ApiBlueprint("tables", __name__, url_prefix="/api/v1/tables", description=
 @blp.route("")
 class Tables(MethodView):
     @requires(OPERATOR, PLAYER)
-    @blp.arguments(PageQuerySchema, location="query", unknown=RAISE)
+    @blp.arguments(PageQuerySchema(), location="query", unknown=RAISE)
     @blp.response(200, TablePageSchema)
     @blp.doc(responses=error_responses(422))
     def get(self, query: dict[str, Any]) -> Page[TableView]:
@@ -41,7 +41,7 @@ class Tables(MethodView):
         return _page(read(table_service.list_tables), query.get("cursor"), query["limit"])
 
     @requires(OPERATOR)
-    @blp.arguments(TableCreateSchema)
+    @blp.arguments(TableCreateSchema())
     @blp.response(201, TableSchema)
     @blp.doc(responses=error_responses(409, 422))
     def post(self, data: dict[str, Any]) -> TableView:
@@ -64,7 +64,7 @@ class Table(MethodView):
         return read(lambda uow: table_service.get_table(uow, table_id))
 
     @requires(OPERATOR)
-    @blp.arguments(TableUpdateSchema)
+    @blp.arguments(TableUpdateSchema())
     @blp.response(200, TableSchema)
     @blp.doc(responses=error_responses(404, 422))
     def patch(self, data: dict[str, Any], table_id: str) -> TableView:

@@ -35,7 +35,7 @@ _TRANSACTION_BODY = TransactionSchema()
 class Deposits(MethodView):
     @requires(OPERATOR)
     @idempotency.required
-    @blp.arguments(MoneyMovementSchema)
+    @blp.arguments(MoneyMovementSchema())
     @blp.response(201, TransactionSchema)
     @blp.doc(responses=error_responses(404, 422))
     def post(self, data: dict[str, Any], player_id: str) -> Response:
@@ -53,7 +53,7 @@ class Deposits(MethodView):
 class Withdrawals(MethodView):
     @requires(OPERATOR)
     @idempotency.required
-    @blp.arguments(MoneyMovementSchema)
+    @blp.arguments(MoneyMovementSchema())
     @blp.response(201, TransactionSchema)
     @blp.doc(responses=error_responses(404, 409, 422))
     def post(self, data: dict[str, Any], player_id: str) -> Response:
@@ -81,7 +81,7 @@ class Wallets(MethodView):
 @blp.route("/<uuid_str:player_id>/transactions")
 class Transactions(MethodView):
     @requires(OPERATOR, PLAYER)
-    @blp.arguments(PageQuerySchema, location="query", unknown=RAISE)
+    @blp.arguments(PageQuerySchema(), location="query", unknown=RAISE)
     @blp.response(200, TransactionPageSchema)
     @blp.doc(responses=error_responses(404, 422))
     def get(self, query: dict[str, Any], player_id: str) -> Page[TransactionView]:
