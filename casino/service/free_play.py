@@ -48,7 +48,7 @@ log = logging.getLogger(__name__)
 MAX_SIMULATION_GAMES = 10_000
 #: Default work bounds of one simulation request (the API reads its own from the app config).
 DEFAULT_SIMULATION_MAX_BATTLES = 5_000_000
-DEFAULT_SIMULATION_MAX_SECONDS = 5.0
+DEFAULT_SIMULATION_MAX_SECONDS = 10.0
 UNTIL = ("battle", "decision", "end")
 
 # The engine's view status -> the API's (and the stored column's) spelling.

@@ -491,6 +491,7 @@ def test_simulation_summarises_seeded_games(api: Api) -> None:
     result = response.get_json()
     assert result["games"] == result["games_requested"] == 400
     assert result["complete"] is True and result["stopped_by"] is None
+    assert result["limits"] == {"max_battles": 5_000_000, "max_seconds": 10.0}  # the defaults
     stats = result["battles"]
     assert 0 < stats["median"] <= stats["p95"] <= stats["max"]
     assert 150 < stats["mean"] < 450

@@ -55,7 +55,7 @@ from config import ConfigError
 log = logging.getLogger(__name__)
 
 DEFAULT_RATE_LIMIT = "300 per minute"
-DEFAULT_SIMULATION_RATE_LIMIT = "20 per minute"
+DEFAULT_SIMULATION_RATE_LIMIT = "10 per minute"
 SIMULATIONS_ENDPOINT = "free-play.Simulations"
 
 blp = ApiBlueprint(
