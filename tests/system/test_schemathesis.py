@@ -97,6 +97,9 @@ def _seed_world(base: str) -> dict[str, str]:
             player["token"],
             round_["id"],
         )
+    # A free-play game with a human seat, so the game endpoints see a real id too.
+    game = ok(api.Call("POST", "/free-play/games", OPERATOR, {"variant": "steal", "seed": "fuzz"}))
+    ids["game_id"] = game["id"]
     return ids
 
 
@@ -174,7 +177,11 @@ def test_fuzz_every_operation_with_operator_and_player_tokens() -> None:
             db.url,
             [OPERATOR],
             workers=2,
-            extra_env={"CASINO_AUTH_FAILURE_LIMIT": "1000000 per minute"},
+            extra_env={
+                "CASINO_AUTH_FAILURE_LIMIT": "1000000 per minute",
+                "CASINO_FREE_PLAY_RATE_LIMIT": "1000000 per minute",
+                "CASINO_FREE_PLAY_SIMULATION_RATE_LIMIT": "1000000 per minute",
+            },
         )
         with instance:
             base = instance.base_url
@@ -188,6 +195,7 @@ def test_fuzz_every_operation_with_operator_and_player_tokens() -> None:
                 "player_id": ids["a_id"],
                 "round_id": ids["a_round"],
                 "table_id": "classic",
+                "game_id": ids["game_id"],
             }
             for operation in operations:
                 for headers in (as_operator, as_player):
