@@ -31,6 +31,7 @@ from sqlalchemy.types import JSON
 Params = Mapping[str, Any]
 TUPLES_OK = ExecStatus.TUPLES_OK
 _DEFERRED = "casino.direct.deferred"
+_CONNECTION = "casino.direct.connection"
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,14 @@ def conflict_error(
 @event.listens_for(Session, "after_rollback")
 def _forget_on_rollback(session: Session) -> None:
     session.info.pop(_DEFERRED, None)
+    session.info.pop(_CONNECTION, None)
+
+
+@event.listens_for(Session, "after_commit")
+@event.listens_for(Session, "after_soft_rollback")
+@event.listens_for(Session, "after_transaction_end")
+def _forget_connection(session: Session, *_: Any) -> None:
+    session.info.pop(_CONNECTION, None)
 
 
 def is_postgres(session: Session) -> bool:
@@ -103,10 +112,25 @@ def _wrapped(connection: Connection, statement: str, error: psycopg.Error) -> sa
     return wrapped
 
 
-def execute(session: Session, sql: str, params: Params) -> list[tuple[Any, ...]]:
-    """Run one statement in the session's transaction; its rows (none for plain writes)."""
+def _connection(session: Session) -> tuple[Connection, psycopg.Connection[Any]]:
+    """The session's connection in its current transaction, and the psycopg one under it.
+
+    Remembered per transaction: ``Session.connection()`` walks the ORM's transaction state
+    machine on every call, which costs more than the statements of a bet do here.
+    """
+    transaction = session.get_transaction()
+    known = session.info.get(_CONNECTION)
+    if transaction is not None and known is not None and known[0] is transaction:
+        return known[1], known[2]
     connection = session.connection()
     driver = _driver(connection)
+    session.info[_CONNECTION] = (session.get_transaction(), connection, driver)
+    return connection, driver
+
+
+def execute(session: Session, sql: str, params: Params) -> list[tuple[Any, ...]]:
+    """Run one statement in the session's transaction; its rows (none for plain writes)."""
+    connection, driver = _connection(session)
     try:
         cursor = driver.cursor()
         cursor.execute(sql, params, prepare=True)
@@ -129,8 +153,7 @@ def commit(session: Session, statements: Sequence[Statement]) -> list[tuple[Any,
     its bookkeeping (psycopg skips a COMMIT outside a transaction). On failure nothing is
     committed and the session must be rolled back, as after any failed statement.
     """
-    connection = session.connection()
-    driver = _driver(connection)
+    connection, driver = _connection(session)
     cursor = None
     current = "COMMIT"
     try:
