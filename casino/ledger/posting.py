@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Table, event, insert, literal_column, select, text, update
+from sqlalchemy import Table, event, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -258,37 +258,49 @@ class Ledger:
     def _move_wallet(
         self, key: str, net: int, required: int, reserve: int
     ) -> tuple[int, list[int]]:
-        """The guarded UPDATE of one wallet: its new balance, and ids reserved on the way."""
+        """The guarded UPDATE of one wallet: its new balance, and ids reserved on the way.
+
+        The guard lives in SQL: the row changes only if the funds are there, and the row
+        lock the UPDATE takes keeps them there until commit.
+        """
         reserve = max(reserve - len(self._spare_ids), 0)
-        columns: list[Any] = [_ACCOUNTS.c.balance]
-        if reserve and self._postgres:
-            # Reserve the ids in the same round trip.
-            columns.append(literal_column(_nextval_array(reserve)))
+        if self._postgres:
+            # One statement shape for every move (a wallet is never below 0, so a guard of
+            # 0 changes nothing), ids reserved in the same round trip.
+            rows = direct.execute(
+                self.session,
+                _MOVE_WALLET,
+                {"key": key, "net": net, "required": required, "reserve": reserve},
+            )
+            if not rows:
+                raise (
+                    InsufficientFunds(key, required)
+                    if required
+                    else LedgerError(f"no wallet {key}")
+                )
+            return int(rows[0][0]), [int(value) for value in rows[0][1]]
         stmt = (
             update(_ACCOUNTS)
             .where(_ACCOUNTS.c.key == key)
             .values(balance=_ACCOUNTS.c.balance + net)
-            .returning(*columns)
+            .returning(_ACCOUNTS.c.balance)
         )
         if required:
-            # The guard lives in SQL: the row changes only if the funds are there, and the
-            # row lock the UPDATE takes keeps them there until commit.
             stmt = stmt.where(_ACCOUNTS.c.balance >= required)
         row = self.session.execute(stmt).one_or_none()
         if row is None:
             if required:
                 raise InsufficientFunds(key, required)
             raise LedgerError(f"no wallet {key}")
-        ids = [int(value) for value in row[1]] if len(row) > 1 else []
-        return int(row[0]), ids
+        return int(row[0]), []
 
     def _reserve_ids(self, count: int) -> list[int]:
         if self._postgres:
             taken, self._spare_ids = self._spare_ids[:count], self._spare_ids[count:]
             if len(taken) < count:
-                values = self.session.execute(
-                    text(f"SELECT {_nextval_array(count - len(taken))}")
-                ).scalar_one()
+                ((values,),) = direct.execute(
+                    self.session, _RESERVE_IDS, {"count": count - len(taken)}
+                )
                 taken += [int(value) for value in values]
             return taken
         # SQLite: the write transaction holds the database lock, so ids can simply follow
@@ -416,10 +428,17 @@ class Ledger:
         )
 
 
-def _nextval_array(count: int) -> str:
-    return (
-        f"ARRAY(SELECT nextval('ledger_transaction_id_seq') FROM generate_series(1, {int(count)}))"
-    )
+_MOVE_WALLET = (
+    "UPDATE accounts SET balance = balance + %(net)s "
+    "WHERE key = %(key)s AND balance >= %(required)s "
+    "RETURNING balance, ARRAY(SELECT nextval('ledger_transaction_id_seq') "
+    "FROM generate_series(1, %(reserve)s))"
+)
+
+
+_RESERVE_IDS = (
+    "SELECT ARRAY(SELECT nextval('ledger_transaction_id_seq') FROM generate_series(1, %(count)s))"
+)
 
 
 def _tx_document(tx: PendingTransaction) -> dict[str, Any]:
