@@ -6,6 +6,8 @@ withdrawals move it back. The wallet of a currency is created by its first depos
 
 from __future__ import annotations
 
+from typing import Literal
+
 from sqlalchemy import select
 
 from casino.db.models import Account, LedgerTransaction
@@ -40,27 +42,24 @@ def _check_reference(reference: str) -> str:
 def deposit(
     uow: UnitOfWork, player_id: str, currency: str, amount: int, reference: str
 ) -> TransactionView:
-    check_currency(currency)
-    check_amount(amount)
-    _check_reference(reference)
-    session = uow.session
-    player_exists(session, player_id)
-    ledger = ledger_for(session)
-    accounts = ledger.system_accounts(currency)
-    ensure_wallet(session, player_id, currency)
-    ledger.post(
-        "deposit",
-        currency,
-        transfer(accounts.cash, wallet_key(player_id, currency), amount),
-        player_id=player_id,
-        reference=reference,
-    )
-    (tx,) = ledger.flush()
-    return pending_view(tx)
+    """Cash in: external cash -> wallet; the wallet is created by its first deposit."""
+    return _move_cash(uow, "deposit", player_id, currency, amount, reference)
 
 
 def withdraw(
     uow: UnitOfWork, player_id: str, currency: str, amount: int, reference: str
+) -> TransactionView:
+    """Cash out: wallet -> external cash, refused beyond the balance by the SQL guard."""
+    return _move_cash(uow, "withdrawal", player_id, currency, amount, reference)
+
+
+def _move_cash(
+    uow: UnitOfWork,
+    kind: Literal["deposit", "withdrawal"],
+    player_id: str,
+    currency: str,
+    amount: int,
+    reference: str,
 ) -> TransactionView:
     check_currency(currency)
     check_amount(amount)
@@ -68,14 +67,14 @@ def withdraw(
     session = uow.session
     player_exists(session, player_id)
     ledger = ledger_for(session)
-    accounts = ledger.system_accounts(currency)
-    ledger.post(
-        "withdrawal",
-        currency,
-        transfer(wallet_key(player_id, currency), accounts.cash, amount),
-        player_id=player_id,
-        reference=reference,
-    )
+    cash = ledger.system_accounts(currency).cash
+    wallet = wallet_key(player_id, currency)
+    if kind == "deposit":
+        ensure_wallet(session, player_id, currency)
+        legs = transfer(cash, wallet, amount)
+    else:
+        legs = transfer(wallet, cash, amount)
+    ledger.post(kind, currency, legs, player_id=player_id, reference=reference)
     try:
         (tx,) = ledger.flush()
     except InsufficientFunds:  # also when the player has no wallet in this currency
