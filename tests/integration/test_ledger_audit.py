@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from click.testing import CliRunner
 from sqlalchemy import Engine, text
 
 from casino.cli import main as cli
+from casino.engine.fairness import deal
 from casino.ledger.audit import AuditReport, format_report, run_audit
 from casino.service import rounds, seeds, wallets
 
@@ -142,7 +145,24 @@ def test_audit_catches_an_edited_round(svc: Svc, engine: Engine, played: str) ->
 
 
 def test_audit_catches_a_changed_seed(svc: Svc, engine: Engine, played: str) -> None:
-    raw(engine, "UPDATE rounds SET client_seed = 'forged' WHERE id = (SELECT min(id) FROM rounds)")
+    with engine.connect() as conn:
+        round_id, nonce, decks, cards, server_seed = conn.execute(
+            text(
+                "SELECT r.id, r.nonce, r.rules, r.player_card || '/' || r.dealer_card, s.seed"
+                " FROM rounds r JOIN server_seeds s ON s.id = r.server_seed_id"
+                " ORDER BY r.id LIMIT 1"
+            )
+        ).one()
+    decks = (decks if isinstance(decks, dict) else json.loads(decks))["decks"]
+    # A forged seed that happens to deal the same two cards (about 1 in 2,700) would be a
+    # forgery nobody can see; pick one that changes the cards, so the test cannot flake.
+    forged = next(
+        seed
+        for seed in (f"forged-{k}" for k in range(100))
+        if "/".join(c.code for c in deal(bytes(server_seed), seed, int(nonce), 2, decks=decks))
+        != cards
+    )
+    raw(engine, f"UPDATE rounds SET client_seed = '{forged}' WHERE id = '{round_id}'")
     assert "rounds_replay" in failed(audit(svc))
 
 
