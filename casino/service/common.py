@@ -66,6 +66,8 @@ def decode_cursor(cursor: str, parts: int) -> list[str]:
         values = base64.urlsafe_b64decode(padded.encode("ascii")).decode().split("\x1f")
     except (ValueError, binascii.Error, UnicodeError):
         raise Invalid("malformed cursor", code="invalid_cursor") from None
-    if len(values) != parts:
+    # Cursors we issue hold only ids, digits and ISO timestamps: anything else (NUL, other
+    # scripts' digits) is forged and must not reach int() or the database.
+    if len(values) != parts or not all(v.isascii() and v.isprintable() for v in values):
         raise Invalid("malformed cursor", code="invalid_cursor")
     return values

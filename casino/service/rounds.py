@@ -587,8 +587,10 @@ def list_rounds(
         created_text, last_id = decode_cursor(cursor, 2)
         try:
             created = as_utc(datetime.fromisoformat(created_text))
-        except ValueError:
+        except (ValueError, OverflowError):  # overflow: year 1 or 9999 shifted by an offset
             raise Invalid("malformed cursor", code="invalid_cursor") from None
+        if not _is_uuid(last_id):
+            raise Invalid("malformed cursor", code="invalid_cursor")
         query = query.where(
             (Round.created_at < created) | ((Round.created_at == created) & (Round.id < last_id))
         )

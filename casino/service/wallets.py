@@ -103,7 +103,7 @@ def list_transactions(
     query = select(LedgerTransaction).where(LedgerTransaction.player_id == player_id)
     if cursor:
         (before,) = decode_cursor(cursor, 1)
-        if not before.isdigit():
+        if not (before.isdigit() and len(before) <= 18):  # a transaction id fits a bigint
             raise Invalid("malformed cursor", code="invalid_cursor")
         query = query.where(LedgerTransaction.id < int(before))
     txs = list(session.scalars(query.order_by(LedgerTransaction.id.desc()).limit(size + 1)))
