@@ -166,6 +166,19 @@ def purge_idempotency(url: str | None, older_than: str) -> None:
     click.echo(f"{removed} record(s) removed")
 
 
+@click.command("purge-free-play")
+@_db_option
+@click.option("--older-than", "older_than", default="30d", show_default=True)
+def purge_free_play(url: str | None, older_than: str) -> None:
+    """Delete free-play games not played for the given age."""
+    from casino.service.free_play import purge_games
+
+    with _unit_of_work(url) as uow:
+        removed = purge_games(uow, parse_duration(older_than))
+        uow.commit()
+    click.echo(f"{removed} free-play game(s) removed")
+
+
 @click.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, show_default=True, type=int)
@@ -193,6 +206,7 @@ def register(group: click.Group) -> None:
         audit,
         resolve_stale,
         purge_idempotency,
+        purge_free_play,
         serve,
     ):
         group.add_command(command)

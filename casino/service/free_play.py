@@ -17,9 +17,10 @@ import time
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import delete, select
 from sqlalchemy.orm.exc import StaleDataError
 
 from casino.db.free_play_models import (
@@ -322,3 +323,13 @@ def _view(
         "updated_at": row.updated_at,
         **view,
     }
+
+
+def purge_games(uow: UnitOfWork, older_than: timedelta) -> int:
+    """Delete free-play games untouched for ``older_than``: no money hangs on them, and
+    without a purge the table only grows."""
+    if older_than <= timedelta(0):
+        raise Invalid("the age must be positive", code="invalid_age")
+    cutoff = utcnow() - older_than
+    result = uow.session.execute(delete(FreePlayGame).where(FreePlayGame.updated_at < cutoff))
+    return int(result.rowcount or 0)  # type: ignore[attr-defined]

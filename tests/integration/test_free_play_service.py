@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 from sqlalchemy import select, update
 
+from casino.cli import main as cli
 from casino.db.free_play_models import AWAITING_DECISION, FINISHED, IN_PROGRESS, FreePlayGame
+from casino.db.models import utcnow
 from casino.engine.errors import InvalidRules, InvalidSeed
 from casino.service import free_play
 from casino.service.errors import Conflict, Invalid, NotFound
@@ -112,3 +116,24 @@ def test_simulation_bounds() -> None:
         free_play.simulate("classic", None, 10_001, "b")
     with pytest.raises(Invalid):
         free_play.simulate("classic", None, True, "b")  # type: ignore[arg-type]
+
+
+def test_purge_removes_only_games_untouched_for_the_age(svc: Svc, db_url: str) -> None:
+    old, recent = new(svc, seed="old"), new(svc, seed="recent")
+    with svc.factory() as session:
+        session.execute(
+            update(FreePlayGame)
+            .where(FreePlayGame.id == old)
+            .values(updated_at=utcnow() - timedelta(days=31))
+        )
+        session.commit()
+    result = CliRunner().invoke(
+        cli, ["purge-free-play", "--older-than", "30d", "--database-url", db_url]
+    )
+    assert result.exit_code == 0, result.output
+    assert "1 free-play game(s) removed" in result.output
+    with pytest.raises(NotFound):
+        svc.run(free_play.get_game, old, None)
+    assert svc.run(free_play.get_game, recent, None)["id"] == recent
+    with pytest.raises(Invalid):
+        svc.run(free_play.purge_games, timedelta(0))
