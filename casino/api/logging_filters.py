@@ -24,6 +24,7 @@ _PATTERNS = (
     (re.compile(r"(?i)(\btoken['\"]?\s*[:=]\s*['\"]?)[^\s'\",;&]+"), r"\1[redacted]"),
 )
 _installed = False
+_TRACEBACKS = logging.Formatter()
 
 
 def redact(text: str) -> str:
@@ -48,6 +49,10 @@ def install() -> None:
         cleaned = redact(message)
         if cleaned != message:
             record.msg, record.args = cleaned, None
+        if record.exc_info and not record.exc_text:
+            # Formatters reuse exc_text when it is set, so the traceback (whose exception
+            # messages may quote a header or a value) is scrubbed once, here.
+            record.exc_text = redact(_TRACEBACKS.formatException(record.exc_info))
         return record
 
     logging.setLogRecordFactory(factory)

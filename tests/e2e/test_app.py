@@ -428,7 +428,13 @@ def test_tokens_and_seeds_never_reach_the_logs(api: Api, caplog: pytest.LogCaptu
     api.bet(someone, ante=100)
     rotation = api.post(f"/api/v1/players/{someone.id}/seeds/rotate", auth=someone.auth)
     logging.getLogger("casino.test").info("header was Authorization: Bearer %s", someone.token)
-    text = "\n".join(record.getMessage() for record in caplog.records)
+    try:
+        raise RuntimeError(f"a traceback quoting Bearer {someone.token}")
+    except RuntimeError:
+        logging.getLogger("casino.test").exception("with a traceback")
+    handler = logging.StreamHandler()
+    text = "\n".join(handler.format(record) for record in caplog.records)
+    assert "with a traceback" in text and "Bearer [redacted]" in text
     assert someone.token not in text
     assert OPERATOR_TOKEN not in text
     assert "wrong-guess-token-123" not in text
