@@ -11,14 +11,17 @@ rollback.
 
 from __future__ import annotations
 
+import logging
 from types import TracebackType
 
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from casino.db import direct
 from casino.ledger.accounts import forget_system_accounts
 from casino.ledger.posting import current_ledger
+
+logger = logging.getLogger(__name__)
 
 
 class UnitOfWork:
@@ -53,6 +56,12 @@ class UnitOfWork:
         try:
             # Anything not committed explicitly is discarded, including work after a commit.
             session.rollback()
+        except DBAPIError:
+            # The connection broke (a server restart, a pipeline cut off mid-flight): the
+            # server drops the transaction with it. Discard the connection instead of pooling
+            # it, and do not let this replace the request's own answer or error.
+            logger.warning("rollback failed; connection discarded", exc_info=True)
+            session.invalidate()
         finally:
             session.close()
             self._session = None
