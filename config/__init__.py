@@ -49,8 +49,8 @@ class BaseConfig:
     DATABASE_URL: str | None = None
     CASINO_OPERATOR_TOKENS: list[str] = []
 
-    # Throttling of failed authentications (token guessing). Storage is flask-limiter's URI
-    # syntax: memory:// per process, redis://... to share the count between workers.
+    # Throttling of failed authentications (token guessing). Counter store, a ``limits``
+    # storage URI: memory:// per process, redis://... to share the count between workers.
     RATELIMIT_ENABLED = True
     RATELIMIT_STORAGE_URI = "memory://"
     AUTH_FAILURE_LIMIT = "20 per minute"

@@ -8,29 +8,15 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from flask import Flask, request
-from flask_limiter import Limiter
-from flask_limiter.util import get_remote_address
+from flask import Flask
 from werkzeug.middleware.proxy_fix import ProxyFix
 from werkzeug.routing import BaseConverter, ValidationError
 
 import config as config_module
-from casino.api import database, docs, errors, resources
+from casino.api import database, docs, errors, resources, throttling
 from casino.api.json_body import require_json_media_type
 from casino.api.logging_filters import install as install_log_filters
 from casino.api.openapi import CasinoApi, register_security
-
-# Endpoints that never count as, nor are blocked by, failed authentications.
-_UNTHROTTLED = frozenset(
-    {
-        "health.Health",
-        "health.Ready",
-        "api-docs.openapi_json",
-        "docs.page",
-        "docs.asset",
-        "docs.init_script",
-    }
-)
 
 
 class UUIDStringConverter(BaseConverter):
@@ -80,28 +66,9 @@ def build(config: str | type | None = None) -> Flask:
     resources.register(api)
     app.register_blueprint(docs.bp)
     errors.register(app)
-    _init_throttling(app)
+    throttling.init_app(app)
     app.before_request(require_json_media_type)
     return app
-
-
-def _init_throttling(app: Flask) -> None:
-    """Count failed authentications per client address; too many -> 429 rate_limited."""
-    limiter = Limiter(
-        key_func=get_remote_address,
-        storage_uri=app.config["RATELIMIT_STORAGE_URI"],
-        application_limits=[app.config["AUTH_FAILURE_LIMIT"]],
-        application_limits_deduct_when=lambda response: response.status_code == 401,
-        application_limits_exempt_when=lambda: request.endpoint in _UNTHROTTLED,
-        headers_enabled=False,
-        # A shared counter store (redis://...) that is down must not take the API down:
-        # count in memory meanwhile.
-        in_memory_fallback_enabled=True,
-        swallow_errors=True,
-        enabled=bool(app.config.get("RATELIMIT_ENABLED", True)),
-    )
-    limiter.init_app(app)
-    app.extensions["casino.limiter"] = limiter
 
 
 def _configure_logging(app: Flask) -> None:

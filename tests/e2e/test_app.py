@@ -13,6 +13,7 @@ from flask import Flask
 import config
 from casino import create_app
 from casino.api.database import EXTENSION_KEY
+from casino.api.throttling import EXTENSION_KEY as THROTTLE_KEY
 
 from .helpers import OPERATOR_TOKEN, Api, assert_problem, make_config, new_key
 
@@ -403,6 +404,26 @@ def test_token_guessing_is_throttled(database_url: str) -> None:
         environ_base={"REMOTE_ADDR": "10.9.8.7"},
     )
     assert other.status_code == 200
+    app.extensions[EXTENSION_KEY].engine.dispose()
+
+
+def test_throttling_counts_in_memory_while_its_store_is_down(database_url: str) -> None:
+    app = create_app(
+        make_config(database_url, RATELIMIT_ENABLED=True, AUTH_FAILURE_LIMIT="3 per minute")
+    )
+    throttle = app.extensions[THROTTLE_KEY]
+
+    class DownStore:
+        def __getattr__(self, name: str) -> Any:
+            raise ConnectionError("counter store unreachable")
+
+    throttle._primary = DownStore()
+    client = app.test_client()
+    statuses = [
+        client.get("/api/v1/tables", headers={"Authorization": f"Bearer guess-{i}"}).status_code
+        for i in range(5)
+    ]
+    assert statuses == [401, 401, 401, 429, 429]
     app.extensions[EXTENSION_KEY].engine.dispose()
 
 

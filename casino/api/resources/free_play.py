@@ -11,30 +11,25 @@ Settings (app config; module defaults below):
   simulation request may do; it stops after the game that reaches either bound.
 
 Each can be set in the environment as ``CASINO_<NAME>`` (read once, when the app is built;
-a value the app's configuration sets itself wins). Limits use flask-limiter's syntax and its
-storage (``RATELIMIT_STORAGE_URI``), and are off when ``RATELIMIT_ENABLED`` is false (the
-testing configuration); an empty limit disables that limit.
+a value the app's configuration sets itself wins). Limits use the ``limits`` syntax ("30 per
+minute; 500 per hour") and the counters of ``casino.api.throttling``; they are off when
+``RATELIMIT_ENABLED`` is false (the testing configuration); an empty limit disables one.
 """
 
 from __future__ import annotations
 
 import logging
-import math
 import os
-import time
 from collections.abc import Callable, Mapping
-from functools import lru_cache
 from typing import Any
 
 from flask import current_app, request, url_for
 from flask.blueprints import BlueprintSetupState
 from flask.views import MethodView
-from flask_limiter.util import get_remote_address
-from limits import RateLimitItem, parse_many
+from limits import parse_many
 from marshmallow import RAISE
 
 from casino.api.database import retry_on_disconnect
-from casino.api.errors import ApiError
 from casino.api.json_body import ApiBlueprint
 from casino.api.openapi import error_responses
 from casino.api.resources._uow import read, write
@@ -49,6 +44,7 @@ from casino.api.schemas_free_play import (
     SimulationSchema,
     VariantListSchema,
 )
+from casino.api.throttling import client_address, current_throttle
 from casino.service import free_play as service
 from config import ConfigError
 
@@ -114,11 +110,6 @@ def _configure(state: BlueprintSetupState) -> None:
 # ---------------------------------------------------------------- throttling
 
 
-@lru_cache(maxsize=32)
-def _parse(limit: str) -> tuple[RateLimitItem, ...]:
-    return tuple(parse_many(limit))
-
-
 def _limits() -> list[tuple[str, str]]:
     config = current_app.config
     limits = [("free-play", config["FREE_PLAY_RATE_LIMIT"])]
@@ -130,28 +121,17 @@ def _limits() -> list[tuple[str, str]]:
 @blp.before_request
 def throttle() -> None:
     """Count the request against the client address's limits; over one -> 429."""
-    limiter = current_app.extensions.get("casino.limiter")
-    if limiter is None or not limiter.enabled:
+    counters = current_throttle()
+    if counters is None:
         return
-    address = get_remote_address()
+    address = client_address()
     for scope, text in _limits():
-        if not text:
-            continue
-        for item in _parse(text):
-            try:
-                if limiter.limiter.hit(item, scope, address):
-                    continue
-                reset = limiter.limiter.get_window_stats(item, scope, address).reset_time
-            except Exception:  # the counter store is down: serve rather than refuse
-                log.warning("free-play rate limit not checked: storage unavailable")
-                return
-            retry = max(1, math.ceil(reset - time.time()))
-            raise ApiError(
-                429,
-                "rate_limited",
-                f"Too many free-play requests from this address (limit {item}); retry later.",
-                headers={"Retry-After": str(retry)},
-            )
+        counters.refuse_over_limit(
+            scope,
+            text,
+            address,
+            f"Too many free-play requests from this address ({text}); retry later.",
+        )
 
 
 # ---------------------------------------------------------------- views

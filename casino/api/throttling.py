@@ -1,0 +1,126 @@
+"""Per-address request counters: failed authentications everywhere, free play's own limits.
+
+Built on ``limits`` (fixed windows, counters in ``RATELIMIT_STORAGE_URI``: ``memory://`` per
+process by default, ``redis://...`` to share them across workers and instances). The check
+is one counter lookup per request; a framework-wide limiter evaluated every limit, scope and
+exemption on every request, which cost more than a bet's own validation.
+
+A counter store that is down must not take the API down: counting falls back to memory
+(per process) until the store answers again.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from functools import lru_cache
+
+from flask import Flask, Response, current_app, request
+from limits import RateLimitItem, parse_many
+from limits.storage import MemoryStorage, storage_from_string
+from limits.strategies import FixedWindowRateLimiter
+
+from casino.api.errors import ApiError
+
+log = logging.getLogger(__name__)
+EXTENSION_KEY = "casino.throttle"
+AUTH_SCOPE = "auth-failures"
+
+# Endpoints that never count as, nor are blocked by, failed authentications.
+UNTHROTTLED = frozenset(
+    {
+        "health.Health",
+        "health.Ready",
+        "api-docs.openapi_json",
+        "docs.page",
+        "docs.asset",
+        "docs.init_script",
+    }
+)
+
+
+@lru_cache(maxsize=64)
+def parse(text: str) -> tuple[RateLimitItem, ...]:
+    """``"20 per minute; 100 per hour"`` -> limit items (flask-limiter's syntax)."""
+    return tuple(parse_many(text)) if text else ()
+
+
+class Throttle:
+    def __init__(self, storage_uri: str, enabled: bool = True) -> None:
+        self.enabled = enabled
+        self._primary = FixedWindowRateLimiter(storage_from_string(storage_uri))
+        self._fallback = FixedWindowRateLimiter(MemoryStorage())
+
+    def _call(self, method: str, *args: object) -> object:
+        try:
+            return getattr(self._primary, method)(*args)
+        except Exception:  # the store is unreachable: count in this process meanwhile
+            log.warning("rate limit store unavailable; counting in memory")
+            return getattr(self._fallback, method)(*args)
+
+    def hit(self, item: RateLimitItem, scope: str, key: str) -> bool:
+        """Count one; False when that goes over the limit."""
+        return bool(self._call("hit", item, scope, key))
+
+    def allows(self, item: RateLimitItem, scope: str, key: str) -> bool:
+        """Whether one more would stay within the limit, counting nothing."""
+        return bool(self._call("test", item, scope, key))
+
+    def retry_after(self, item: RateLimitItem, scope: str, key: str) -> int:
+        stats = self._call("get_window_stats", item, scope, key)
+        reset = float(getattr(stats, "reset_time", time.time() + item.get_expiry()))
+        return max(1, math.ceil(reset - time.time()))
+
+    def refuse_over_limit(self, scope: str, limits: str, key: str, detail: str) -> None:
+        """Count a request against ``limits``; over one -> 429 ``rate_limited``."""
+        for item in parse(limits):
+            if not self.hit(item, scope, key):
+                raise rate_limited(detail, self.retry_after(item, scope, key))
+
+
+def rate_limited(detail: str, retry_after: int) -> ApiError:
+    return ApiError(429, "rate_limited", detail, headers={"Retry-After": str(retry_after)})
+
+
+def client_address() -> str:
+    # ProxyFix, when configured, has already put the client's address here.
+    return request.remote_addr or "127.0.0.1"
+
+
+def current_throttle() -> Throttle | None:
+    throttle = current_app.extensions.get(EXTENSION_KEY)
+    return throttle if isinstance(throttle, Throttle) and throttle.enabled else None
+
+
+def _refuse_throttled_address() -> None:
+    """Once an address failed authentication too often, refuse it everything for a while,
+    the right token included: a guesser learns nothing more until the window ends."""
+    throttle = current_throttle()
+    if throttle is None or request.endpoint in UNTHROTTLED:
+        return
+    address = client_address()
+    for item in parse(current_app.config["AUTH_FAILURE_LIMIT"]):
+        if not throttle.allows(item, AUTH_SCOPE, address):
+            raise rate_limited(
+                "Too many failed authentication attempts; retry later.",
+                throttle.retry_after(item, AUTH_SCOPE, address),
+            )
+
+
+def _count_failed_authentication(response: Response) -> Response:
+    if response.status_code == 401 and request.endpoint not in UNTHROTTLED:
+        throttle = current_throttle()
+        if throttle is not None:
+            address = client_address()
+            for item in parse(current_app.config["AUTH_FAILURE_LIMIT"]):
+                throttle.hit(item, AUTH_SCOPE, address)
+    return response
+
+
+def init_app(app: Flask) -> None:
+    app.extensions[EXTENSION_KEY] = Throttle(
+        app.config["RATELIMIT_STORAGE_URI"], bool(app.config.get("RATELIMIT_ENABLED", True))
+    )
+    app.before_request(_refuse_throttled_address)
+    app.after_request(_count_failed_authentication)
