@@ -84,20 +84,22 @@ def fingerprint() -> str:
     return hashlib.sha256(material).hexdigest()
 
 
-def _json(body: Any, status: int, *, replayed: bool) -> Response:
-    response = current_app.response_class(
-        current_app.json.dumps(body), status=status, mimetype="application/json"
-    )
+def _json(text: str, status: int, *, replayed: bool) -> Response:
+    response = current_app.response_class(text, status=status, mimetype="application/json")
     if replayed:
         response.headers[REPLAYED_HEADER] = "true"
     return response
 
 
 def _replay(stored: StoredResponse) -> Response:
-    return _json(stored.body, stored.status, replayed=True)
+    return _json(current_app.json.dumps(stored.body), stored.status, replayed=True)
 
 
-def respond(status: int, schema: ma.Schema, use_case: Callable[[UnitOfWork], Any]) -> Response:
+def respond(
+    status: int, dump: Callable[[Any], dict[str, Any]], use_case: Callable[[UnitOfWork], Any]
+) -> Response:
+    """Run ``use_case`` under the request's key; ``dump`` makes its result the body (a
+    schema's ``dump`` or a function equal to it)."""
     caller = current_principal().subject
     key: str = g.idempotency_key
     print_ = fingerprint()
@@ -107,8 +109,10 @@ def respond(status: int, schema: ma.Schema, use_case: Callable[[UnitOfWork], Any
         if stored is not None:
             uow.rollback()
             return _replay(stored)
-        body = schema.dump(use_case(uow))
-        service_idempotency.complete(uow, caller, key, print_, status, body)
+        body = dump(use_case(uow))
+        # Encoded once: the same text is the response and the stored record.
+        text = current_app.json.dumps(body)
+        service_idempotency.complete(uow, caller, key, print_, status, body, encoded=text)
         uow.commit()
     except IntegrityError:
         # Without an advisory lock (SQLite) two requests with one key can both get past
@@ -120,4 +124,4 @@ def respond(status: int, schema: ma.Schema, use_case: Callable[[UnitOfWork], Any
         if stored is None:
             raise
         return _replay(stored)
-    return _json(body, status, replayed=False)
+    return _json(text, status, replayed=False)

@@ -189,7 +189,12 @@ def update(table: Table, key: str, values: Mapping[str, Any]) -> Statement:
     return Statement(f"UPDATE {table.name} SET {assignments} WHERE {key} = %({key})s", params)
 
 
+def encoded_json(text: str) -> Json:
+    """A JSON parameter from text already serialised (it is sent as is)."""
+    return Json(None, dumps=lambda _: text)
+
+
 def _adapt(kind: Any, value: Any) -> Any:
-    if isinstance(kind, JSON) and value is not None:
+    if isinstance(kind, JSON) and value is not None and not isinstance(value, Json):
         return Json(value)
     return value

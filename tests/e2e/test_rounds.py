@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import random
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 from sqlalchemy import create_engine
 from sqlalchemy.orm import Session
 
+from casino.api.schemas import RoundSchema, round_body
 from casino.ledger.audit import format_report, run_audit
+from casino.service.views import RoundView
 
 from .helpers import (
     Api,
@@ -444,3 +447,100 @@ def test_many_rounds_balance_equals_deposits_plus_nets_and_audit_is_clean(
     )
     assert withdrawn.status_code == 201 and api.balance(gambler) == 0
     audit(database_url)
+
+
+# ---------------------------------------------------------------- response bodies
+
+
+@pytest.mark.parametrize(
+    ("wanted", "decision", "tie_bet"),
+    [
+        (player_wins, None, 0),
+        (dealer_wins, None, 500),
+        (is_tie, "surrender", 500),
+        (tie_then_war_won, "war", 0),
+        (tie_then_war_tied, "war", 100),
+    ],
+)
+def test_bet_and_decision_bodies_are_the_round_schema(
+    api: Api, funded: Player, database_url: str, wanted: Any, decision: str | None, tie_bet: int
+) -> None:
+    """Bets and decisions answer with a hand-written dump (speed); recall uses RoundSchema.
+    Both must give the same document, key order included."""
+    steer_next_deal(api, database_url, funded, wanted)
+    answers = [api.bet(funded, ante=1000, tie_bet=tie_bet)]
+    if decision is not None:
+        answers.append(decide(api, funded, answers[0].get_json()["id"], decision))
+    for answer in answers:
+        body = answer.get_json()
+        recalled = api.get(f"/api/v1/rounds/{body['id']}", auth=funded.auth).get_json()
+        if answer is answers[0] and decision is not None:
+            # The recall is the round as it is now: decided. Compare the undecided parts.
+            assert body["status"] == "awaiting_decision"
+            assert {k: body[k] for k in ("id", "player_card", "dealer_card", "fairness")} == {
+                k: recalled[k] for k in ("id", "player_card", "dealer_card", "fairness")
+            }
+            continue
+        assert list(body) == list(recalled)
+        assert body == recalled
+
+
+def test_round_body_equals_the_schema_dump_for_every_shape() -> None:
+    schema = RoundSchema()
+    base: dict[str, Any] = {
+        "id": "9c1ad5c2-5a39-4cf4-9e0e-5b7a3b3e63a2",
+        "player_id": "0b7f2f69-5e4b-4b5d-9d3b-2f0c3c9a8a11",
+        "table_id": "classic",
+        "status": "settled",
+        "player_card": "QH",
+        "dealer_card": "QS",
+        "war": None,
+        "decision": None,
+        "bets": {"ante": 100, "tie_bet": 0, "raise": 0},
+        "payouts": {"ante": 200, "tie_bet": 0, "raise": 0},
+        "net": 100,
+        "balance_after": 5_000,
+        "currency": "EUR",
+        "fairness": {
+            "server_seed_hash": "ab" * 32,
+            "client_seed": "c",
+            "nonce": 7,
+            "server_seed": None,
+        },
+        "transaction_ids": [11, 12],
+        "created_at": datetime(2026, 11, 30, 12, 0, 1, 123456, tzinfo=UTC),
+        "settled_at": datetime(2026, 11, 30, 12, 0, 1, 123999, tzinfo=UTC),
+        "rules": {
+            "decks": 6,
+            "min_ante": 100,
+            "max_ante": 500_000,
+            "bet_increment": 100,
+            "max_tie_bet": 100_000,
+            "tie_pays": 10,
+            "war_tie_bonus": True,
+            "surrender_allowed": False,
+        },
+    }
+    shapes = [
+        {},
+        {"status": "awaiting_decision", "settled_at": None, "net": -100},
+        {
+            "war": {"burns": ["2C", "3D", "4H"], "player_card": "KH", "dealer_card": "5S"},
+            "decision": {"action": "war", "decided_by": "system"},
+        },
+        {"decision": {"action": "surrender", "decided_by": "player"}},
+        {
+            "fairness": {
+                "server_seed_hash": "cd" * 32,
+                "client_seed": "ü 😀",
+                "nonce": 0,
+                "server_seed": "ef" * 32,
+            }
+        },
+        {"rules": {}, "transaction_ids": []},
+    ]
+    for shape in shapes:
+        view = RoundView(**{**base, **shape})
+        expected = schema.dump(view)
+        assert round_body(view) == expected
+        assert list(round_body(view)) == list(expected)

@@ -27,14 +27,12 @@ from casino.api.schemas import (
     RoundPageSchema,
     RoundSchema,
     RoundsQuerySchema,
+    round_body,
 )
 from casino.service import rounds as round_service
 from casino.service.views import Page, RoundView
 
 blp = ApiBlueprint("rounds", __name__, url_prefix="/api/v1/rounds", description="Rounds")
-# One instance for every response: building a schema deep-copies its fields (~0.3 ms a
-# request); dumping does not change it, so threads can share it.
-_ROUND_BODY = RoundSchema()
 
 
 @blp.route("")
@@ -54,7 +52,7 @@ class Rounds(MethodView):
         player_id = acting_player_id()
         return idempotency.respond(
             201,
-            _ROUND_BODY,
+            round_body,
             lambda uow: round_service.place_bet(
                 uow, player_id, data["table_id"], data["ante"], data["tie_bet"]
             ),
@@ -106,7 +104,7 @@ class RoundDecision(MethodView):
         principal = current_principal()
         return idempotency.respond(
             200,
-            _ROUND_BODY,
+            round_body,
             lambda uow: round_service.decide(
                 uow,
                 round_id,

@@ -42,7 +42,7 @@ class Deposits(MethodView):
         """Credit a player's wallet (created by the first deposit in a currency)."""
         return idempotency.respond(
             201,
-            _TRANSACTION_BODY,
+            _TRANSACTION_BODY.dump,
             lambda uow: wallet_service.deposit(
                 uow, player_id, data["currency"], data["amount"], data["reference"]
             ),
@@ -60,7 +60,7 @@ class Withdrawals(MethodView):
         """Debit a player's wallet; beyond the balance -> 409 insufficient_funds."""
         return idempotency.respond(
             201,
-            _TRANSACTION_BODY,
+            _TRANSACTION_BODY.dump,
             lambda uow: wallet_service.withdraw(
                 uow, player_id, data["currency"], data["amount"], data["reference"]
             ),
