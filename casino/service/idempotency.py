@@ -42,12 +42,18 @@ _LOCK_AND_LOOKUP = (
     "LEFT JOIN idempotency_records AS r ON r.caller = %(caller)s AND r.key = %(key)s"
 )
 # Authentication of a player and the above for its key, in the request's first round trip.
+# The record's caller comes from a scalar subquery, not from the joined row: joined, the
+# planner could match the key alone and filter on the caller afterwards, and with statistics
+# from a near-empty table it chose a sequential scan of every record, once per bet, for as
+# long as the cached plan lived (seen when autovacuum is off). As a constant, both primary
+# key columns are the index condition whatever the statistics say.
 _PLAYER_AND_KEY = (
     "SELECT p.id, pg_try_advisory_xact_lock("
     + _LOCK_ID.format(caller="%(prefix)s || p.id")
     + "), r.fingerprint, r.status, r.body "
     "FROM players AS p "
-    "LEFT JOIN idempotency_records AS r ON r.caller = %(prefix)s || p.id AND r.key = %(key)s "
+    "LEFT JOIN idempotency_records AS r ON r.caller = %(prefix)s || "
+    "(SELECT q.id FROM players AS q WHERE q.token_hash = %(digest)s) AND r.key = %(key)s "
     "WHERE p.token_hash = %(digest)s"
 )
 # What the first round trip found for (caller, key), for ``begin``; this transaction only.

@@ -1,11 +1,13 @@
 from __future__ import annotations
 
 import threading
+import uuid
 from datetime import timedelta
 
 import pytest
-from sqlalchemy import update
+from sqlalchemy import text, update
 
+from casino.db import direct
 from casino.db.models import IdempotencyRecord, utcnow
 from casino.service import idempotency, wallets
 from casino.service.errors import Conflict, Invalid
@@ -130,3 +132,33 @@ def test_many_concurrent_duplicates_charge_once(svc: Svc) -> None:
     assert results.count("charged") == 1
     assert set(results) <= {"charged", "replayed", "request_in_progress"}
     assert svc.balance(pid) == 100
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("db_url", ["postgresql"], indirect=True)
+@pytest.mark.parametrize("records", [0, 5, 500])
+def test_key_lookup_with_authentication_uses_the_whole_primary_key(svc: Svc, records: int) -> None:
+    """The first statement of every bet must find the key through both primary key columns,
+    whatever the table's size or statistics: a plan that matched the key alone and filtered on
+    the caller read every record, once per bet (seen with 5 records and autovacuum off)."""
+    pid = svc.player()
+    with svc.uow() as uow:
+        for n in range(records):
+            idempotency.complete(uow, f"player:{uuid.uuid4()}", f"k{n}", "fp", 201, {"n": n})
+        uow.commit()
+    with svc.uow() as uow:
+        digest = uow.session.execute(
+            text("SELECT token_hash FROM players WHERE id = :id"), {"id": pid}
+        ).scalar_one()
+        plan = "\n".join(
+            row[0]
+            for row in direct.execute(
+                uow.session,
+                "EXPLAIN " + idempotency._PLAYER_AND_KEY,
+                {"digest": digest, "prefix": "player:", "key": "k1"},
+            )
+        )
+    assert "Seq Scan on idempotency_records" not in plan, plan
+    lookup = plan[plan.index("on idempotency_records") :]
+    condition = lookup[lookup.index("Index Cond") :].splitlines()[0]
+    assert "caller" in condition and "key" in condition, plan
