@@ -263,6 +263,7 @@ def test_bet_replay_returns_the_same_round(api: Api, funded: Player) -> None:
     second = api.post("/api/v1/rounds", body, auth=funded.auth, key=key)
     assert first.status_code == second.status_code == 201
     assert second.get_json() == first.get_json()
+    assert second.data == first.data  # byte for byte: the record keeps the text it was sent
     assert second.headers["Idempotent-Replayed"] == "true"
     listing = api.get("/api/v1/rounds", auth=funded.auth).get_json()
     assert len(listing["items"]) == 1
