@@ -67,20 +67,29 @@ class Stats:
     last_request: float = 0.0
 
     def record(self, endpoint: str, reply: Reply) -> None:
+        # Everything derived from the reply is worked out before taking the lock: sixteen
+        # threads share it, and time spent holding it is time the others queue for it.
         now = time.monotonic()
+        status = reply.status
+        kind = reply.kind
+        timed = reply.ok and not reply.replayed
+        problem = None
+        if status is not None and status >= 500:
+            if status != 503:
+                problem = f"{endpoint}: {status} {reply.raw[:300]!r}"
+            elif not reply.is_problem:
+                problem = f"{endpoint}: 503 without problem+json {reply.raw[:200]!r}"
         with self.lock:
             self.requests += 1
-            self.by_kind[reply.kind] += 1
+            self.by_kind[kind] += 1
             self.by_endpoint[endpoint] += 1
-            if reply.ok and not reply.replayed:
+            if timed:
                 self.latencies.setdefault(endpoint, []).append(reply.latency)
             if not self.first_request:
                 self.first_request = now
             self.last_request = now
-            if reply.status is not None and reply.status >= 500 and reply.status != 503:
-                self.violations.append(f"{endpoint}: {reply.status} {reply.raw[:300]!r}")
-            if reply.status == 503 and not reply.is_problem:
-                self.violations.append(f"{endpoint}: 503 without problem+json {reply.raw[:200]!r}")
+            if problem is not None:
+                self.violations.append(problem)
 
     def violation(self, text: str) -> None:
         with self.lock:
