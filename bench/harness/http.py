@@ -20,8 +20,14 @@ import re
 import socket
 import time
 from dataclasses import dataclass, field
-from http.client import BadStatusLine, HTTPException, IncompleteRead, LineTooLong
-from http.client import InvalidURL, RemoteDisconnected
+from http.client import (
+    BadStatusLine,
+    HTTPException,
+    IncompleteRead,
+    InvalidURL,
+    LineTooLong,
+    RemoteDisconnected,
+)
 from typing import Any
 from urllib.parse import urlsplit
 
