@@ -256,7 +256,8 @@ def _read_head(sock: socket.socket) -> tuple[int, dict[str, str], bytes]:
         last = ""
         for line in lines[1:]:
             if line[:1] in (" ", "\t") and last:
-                headers[last] += line.rstrip("\r")  # obsolete line folding, as http.client
+                # Obsolete line folding: http.client keeps the line break in the value.
+                headers[last] += "\r\n" + line.rstrip("\r")
                 continue
             name, colon, value = line.partition(":")
             if colon:
