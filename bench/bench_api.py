@@ -64,6 +64,7 @@ def _measure(name: str, instances: int, workers: int, seconds: float) -> Scenari
 
 
 def _row(result: ScenarioResult, tps: float) -> dict[str, Any]:
+    cpu = {group: round(result.cpu_ms_per_settled(group), 2) for group in result.cpu_seconds}
     return {
         "configuration": f"{result.scenario.instances} x {result.scenario.workers} workers",
         "settled_bets_per_s": round(result.settled_per_second, 1),
@@ -72,6 +73,7 @@ def _row(result: ScenarioResult, tps: float) -> dict[str, Any]:
         "requests": result.run.stats.requests,
         "errors": sum(result.run.stats.errors_by_kind().values()),
         "ratio_to_pgbench": round(result.settled_per_second / tps, 3) if tps else None,
+        "cpu_ms_per_settled_bet": cpu,
         "audit_clean": bool(result.report and result.report.audit and result.report.audit.ok),
         "failures": len(result.failures),
     }
@@ -84,23 +86,45 @@ def main() -> bool:
     seconds = float(os.environ.get("CASINO_BENCH_SECONDS", "20"))
     workers = int(os.environ.get("CASINO_BENCH_WORKERS", "4"))
     print(f"pgbench -b tpcb-like -c {CLIENTS} -j 2 -T 10 on a scratch database ...", flush=True)
-    tps = pg.pgbench_tps(clients=CLIENTS, threads=2, seconds=10)
-    print(f"pgbench: {tps:.0f} TPS", flush=True)
+    bench = pg.pgbench(clients=CLIENTS, threads=2, seconds=10)
+    tps = bench.tps
+    print(
+        f"pgbench: {tps:.0f} TPS; CPU per transaction: postgres {1000 * bench.postgres_cpu:.2f} "
+        f"ms, pgbench {1000 * bench.client_cpu:.2f} ms",
+        flush=True,
+    )
     single = _measure("bench1", 1, workers, seconds)
     print(single.summary(), flush=True)
     double = _measure("bench2", 2, 2, seconds)
     print(double.summary(), flush=True)
     rows = [_row(single, tps), _row(double, tps)]
     print()
-    print(f"{'configuration':20} {'bets/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'x pgbench':>10}")
+    print(
+        f"{'configuration':20} {'bets/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'x pgbench':>10}"
+        "   CPU ms per settled bet (gunicorn / postgres / client)"
+    )
     for row in rows:
+        cpu = row["cpu_ms_per_settled_bet"]
         print(
             f"{row['configuration']:20} {row['settled_bets_per_s']:>8} {row['p50_ms']:>8} "
-            f"{row['p99_ms']:>8} {row['ratio_to_pgbench']:>10}"
+            f"{row['p99_ms']:>8} {row['ratio_to_pgbench']:>10}   "
+            f"{cpu.get('gunicorn')} / {cpu.get('postgres')} / {cpu.get('client')}"
         )
-    print(f"{'pgbench tpcb-like':20} {tps:>8.0f} (TPS, 16 clients, same server, same run)")
+    print(
+        f"{'pgbench tpcb-like':20} {tps:>8.0f} (TPS, 16 clients, same server, same run)   "
+        f"CPU ms per transaction: postgres {1000 * bench.postgres_cpu:.2f}, "
+        f"pgbench {1000 * bench.client_cpu:.2f}"
+    )
     RESULTS_DIR.mkdir(exist_ok=True)
-    record = {"when": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "pgbench_tps": tps, "runs": rows}
+    record = {
+        "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "pgbench_tps": tps,
+        "pgbench_cpu_ms_per_transaction": {
+            "postgres": round(1000 * bench.postgres_cpu, 2),
+            "pgbench": round(1000 * bench.client_cpu, 2),
+        },
+        "runs": rows,
+    }
     (RESULTS_DIR / "bench_api.json").write_text(json.dumps(record, indent=2) + "\n")
     met = all(
         row["ratio_to_pgbench"] is not None

@@ -21,6 +21,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 
+from bench.harness.cpu import CpuMeter, pids_running, process_seconds
+
 DEFAULT_ADMIN_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 
 
@@ -236,8 +238,18 @@ def fetch_all(url: str, sql: str, params: tuple[object, ...] = ()) -> list[tuple
 _TPS = re.compile(r"tps = ([0-9.]+) \(without initial connection time\)")
 
 
-def pgbench_tps(clients: int = 16, threads: int = 2, seconds: int = 10, scale: int = 1) -> float:
-    """``pgbench -b tpcb-like`` TPS on a scratch database of the same server."""
+@dataclass(frozen=True)
+class PgbenchResult:
+    tps: float
+    #: CPU seconds per transaction: every PostgreSQL process, and pgbench itself.
+    postgres_cpu: float
+    client_cpu: float
+
+
+def pgbench(
+    clients: int = 16, threads: int = 2, seconds: int = 10, scale: int = 1
+) -> PgbenchResult:
+    """``pgbench -b tpcb-like`` on a scratch database of the same server: TPS and CPU cost."""
     with scratch_database("pgbench") as db:
         target = db.libpq_url
         subprocess.run(
@@ -246,25 +258,29 @@ def pgbench_tps(clients: int = 16, threads: int = 2, seconds: int = 10, scale: i
             capture_output=True,
             timeout=300,
         )
-        run = subprocess.run(
-            [
-                "pgbench",
-                "-b",
-                "tpcb-like",
-                "-c",
-                str(clients),
-                "-j",
-                str(threads),
-                "-T",
-                str(seconds),
-                target,
-            ],
-            check=True,
-            capture_output=True,
-            text=True,
-            timeout=seconds + 120,
+        command = ["pgbench", "-b", "tpcb-like", "-c", str(clients), "-j", str(threads)]
+        command += ["-T", str(seconds), target]
+        process = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
         )
-    match = _TPS.search(run.stdout)
+        meter = CpuMeter({"postgres": lambda: pids_running("postgres")})
+        meter.start()
+        client_before = process_seconds(process.pid)
+        # pgbench's own CPU is read just before it exits; the server's over the same span.
+        time.sleep(max(0.0, seconds - 0.5))
+        client = process_seconds(process.pid) - client_before
+        used = meter.stop()
+        out, err = process.communicate(timeout=120)
+        if process.returncode != 0:
+            raise RuntimeError(f"pgbench failed ({process.returncode}):\n{out}\n{err}")
+    match = _TPS.search(out)
     if not match:
-        raise RuntimeError(f"pgbench printed no TPS:\n{run.stdout}\n{run.stderr}")
-    return float(match.group(1))
+        raise RuntimeError(f"pgbench printed no TPS:\n{out}\n{err}")
+    tps = float(match.group(1))
+    span = max(0.5, seconds - 0.5)
+    return PgbenchResult(tps, used["postgres"] / (tps * span), client / (tps * span))
+
+
+def pgbench_tps(clients: int = 16, threads: int = 2, seconds: int = 10, scale: int = 1) -> float:
+    """``pgbench -b tpcb-like`` TPS on a scratch database of the same server."""
+    return pgbench(clients, threads, seconds, scale).tps

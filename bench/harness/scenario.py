@@ -5,6 +5,7 @@ Used by the system test (short), ``make soak`` (long) and ``make bench`` (no fau
 
 from __future__ import annotations
 
+import os
 import secrets
 import time
 from collections.abc import Callable
@@ -13,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bench.harness import pg
+from bench.harness.cpu import CpuMeter, pids_running
 from bench.harness.faults import FaultEvent, FaultPlan
 from bench.harness.invariants import InvariantReport, check_all
 from bench.harness.load import LoadConfig, LoadRun, Stats, http_ready, percentile
@@ -45,6 +47,13 @@ class ScenarioResult:
     recovery_seconds: float | None
     report: InvariantReport | None
     server_logs: list[str]
+    #: CPU seconds spent during the measured run by: "gunicorn" (masters and workers),
+    #: "postgres" (every server process on the machine), "client" (this process).
+    cpu_seconds: dict[str, float] = field(default_factory=dict)
+
+    def cpu_ms_per_settled(self, group: str) -> float:
+        settled = self.run.stats.settled
+        return 1000 * self.cpu_seconds.get(group, 0.0) / settled if settled else float("nan")
 
     @property
     def settled_per_second(self) -> float:
@@ -71,6 +80,8 @@ class ScenarioResult:
             f"({self.settled_per_second:.1f}/s)",
             f"  latency p50 {self.latency_ms(50, 'bet', 'decision'):.1f} ms, "
             f"p99 {self.latency_ms(99, 'bet', 'decision'):.1f} ms (bets and decisions)",
+            "  CPU per settled bet: "
+            + ", ".join(f"{g} {self.cpu_ms_per_settled(g):.2f} ms" for g in self.cpu_seconds),
             f"  idempotency: {s.replays_checked} replays, {s.reuses_checked} reused keys, "
             f"{s.duplicates_checked} simultaneous duplicates checked",
             "  errors by kind: "
@@ -147,9 +158,23 @@ def run_scenario(scenario: Scenario, log: Callable[[str], None] = print) -> Scen
             carried = run.stats.violations
             run.stats = Stats()
             run.stats.violations.extend(carried)
+        meter = CpuMeter(
+            {
+                "gunicorn": lambda: [
+                    pid
+                    for i in instances
+                    if i.process is not None
+                    for pid in (i.process.pid, *i.worker_pids())
+                ],
+                "postgres": lambda: pids_running("postgres"),
+                "client": lambda: [os.getpid()],
+            }
+        )
+        meter.start()
         started = time.monotonic()
         run.run(plan if has_faults else None)
         elapsed = run.finished - started
+        cpu = meter.stop()
         # An instance whose master died (e.g. its workers could not boot) is a failure of the
         # run; the checks go on through the instances still alive.
         alive = [i for i in instances if i.process is not None and i.process.poll() is None]
@@ -175,6 +200,6 @@ def run_scenario(scenario: Scenario, log: Callable[[str], None] = print) -> Scen
             report = check_all(db.url, run.ledger, run.players, balances)
         logs = [i.log_tail(40) for i in instances]
         return ScenarioResult(
-            scenario, run, elapsed, plan.events, plan.errors, recovery, report, logs
+            scenario, run, elapsed, plan.events, plan.errors, recovery, report, logs, cpu
         )
     raise AssertionError("unreachable")
