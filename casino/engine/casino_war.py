@@ -12,7 +12,7 @@ bet, stake included (0 when the bet is lost), so ``net = sum(payouts) - sum(stak
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from enum import StrEnum
 from typing import Any, TypeVar
 
@@ -120,13 +120,14 @@ class TableRules:
         return self.max_tie_bet > 0
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        # Every bet snapshots its table's rules: asdict's recursive deep copy cost more than
+        # the deal; the fields are all plain values.
+        return {name: getattr(self, name) for name in _RULE_NAMES}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> TableRules:
         """Rules from a mapping; missing keys take their defaults, unknown keys are refused."""
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
+        unknown = sorted(set(data).difference(_RULE_NAMES))
         if unknown:
             raise InvalidRules(f"unknown table rule(s): {', '.join(unknown)}", code="unknown_rule")
         return cls(**dict(data))
@@ -163,6 +164,9 @@ class TableRules:
                 f"tie bet must be a multiple of {inc}, not {tie_bet}",
                 code="tie_bet_not_multiple_of_increment",
             )
+
+
+_RULE_NAMES = tuple(f.name for f in fields(TableRules))
 
 
 class Decision(StrEnum):
