@@ -73,6 +73,8 @@ class GunicornInstance:
     extra_env: dict[str, str] = field(default_factory=dict)
     access_log: bool = False
     process: subprocess.Popen[bytes] | None = None
+    app: str = "wsgi:app"  # another WSGI app (a bench's floor) must answer GET ready_path
+    ready_path: str = "/api/v1/ready"
 
     @property
     def base_url(self) -> str:
@@ -113,7 +115,7 @@ class GunicornInstance:
             "--graceful-timeout",
             "5",
             *(["--access-logfile", "-"] if self.access_log else []),
-            "wsgi:app",
+            self.app,
         ]
         self.process = subprocess.Popen(
             command,
@@ -127,7 +129,7 @@ class GunicornInstance:
         self.wait_ready(timeout)
 
     def wait_ready(self, timeout: float = 60.0) -> float:
-        """Seconds until ``/api/v1/ready`` answers 200 and every worker is up."""
+        """Seconds until ``ready_path`` answers 200 and every worker is up."""
         started = time.monotonic()
         while time.monotonic() - started < timeout:
             if self.process is not None and self.process.poll() is not None:
@@ -135,7 +137,7 @@ class GunicornInstance:
                     f"gunicorn exited with {self.process.returncode}:\n{self.log_tail()}"
                 )
             if (
-                http_status(self.base_url + "/api/v1/ready") == 200
+                http_status(self.base_url + self.ready_path) == 200
                 and len(self.worker_pids()) >= self.workers
             ):
                 return time.monotonic() - started
@@ -146,6 +148,10 @@ class GunicornInstance:
 
     def worker_pids(self) -> list[int]:
         return _children(self.process.pid) if self.process else []
+
+    def pids(self) -> list[int]:
+        """The master and its workers."""
+        return [self.process.pid, *self.worker_pids()] if self.process else []
 
     def kill_worker(self) -> int:
         """``kill -9`` one worker; the master forks a replacement. Returns the killed PID."""
