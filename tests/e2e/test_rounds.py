@@ -11,6 +11,7 @@ from sqlalchemy import create_engine
 from sqlalchemy.orm import Session
 
 from casino.api.schemas import RoundSchema, round_body
+from casino.engine.casino_war import TableRules
 from casino.ledger.audit import format_report, run_audit
 from casino.service.views import RoundView
 
@@ -511,16 +512,7 @@ def test_round_body_equals_the_schema_dump_for_every_shape() -> None:
         "transaction_ids": [11, 12],
         "created_at": datetime(2026, 11, 30, 12, 0, 1, 123456, tzinfo=UTC),
         "settled_at": datetime(2026, 11, 30, 12, 0, 1, 123999, tzinfo=UTC),
-        "rules": {
-            "decks": 6,
-            "min_ante": 100,
-            "max_ante": 500_000,
-            "bet_increment": 100,
-            "max_tie_bet": 100_000,
-            "tie_pays": 10,
-            "war_tie_bonus": True,
-            "surrender_allowed": False,
-        },
+        "rules": TableRules(war_tie_bonus=True, surrender_allowed=False).to_dict(),
     }
     shapes = [
         {},
