@@ -15,8 +15,10 @@ process is descheduled between a reply and its next statement.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 import psycopg
@@ -43,6 +45,9 @@ class Statement:
     #: constraint name -> the error to raise instead of an IntegrityError on it (made after
     #: the rollback, so it may query the database).
     conflicts: Mapping[str, Callable[[], Exception]] = field(default_factory=dict)
+    #: An INSERT of one whole row: its table and the row as a JSON object (column name ->
+    #: value), so a commit can hand it to ``ledger_commit`` instead of sending the statement.
+    row: tuple[str, str] | None = None
 
 
 def defer(session: Session, statement: Statement) -> None:
@@ -174,10 +179,38 @@ def insert(table: Table, values: Mapping[str, Any]) -> Statement:
     columns = [column for column in table.columns if column.key in values]
     names = ", ".join(column.name for column in columns)
     marks = ", ".join(f"%({column.key})s" for column in columns)
+    params = {column.key: _adapt(column.type, values[column.key]) for column in columns}
+    whole = len(columns) == len(table.columns)
     return Statement(
         f"INSERT INTO {table.name} ({names}) VALUES ({marks})",
-        {column.key: _adapt(column.type, values[column.key]) for column in columns},
+        params,
+        row=(table.name, _row_json(columns, params)) if whole else None,
     )
+
+
+def _row_json(columns: Sequence[Any], params: Params) -> str:
+    """The row as the JSON object ``json_populate_recordset`` reads (column name -> value).
+
+    JSON columns are embedded as their own text, so the database stores exactly the text the
+    statement would have sent (an idempotency record replays byte for byte)."""
+    return (
+        "{"
+        + ",".join(
+            json.dumps(column.name) + ":" + _json_value(params[column.key]) for column in columns
+        )
+        + "}"
+    )
+
+
+def _json_value(value: Any) -> str:
+    if isinstance(value, Json):
+        text = value.dumps(value.obj) if value.dumps is not None else json.dumps(value.obj)
+        return text if isinstance(text, str) else text.decode()
+    if isinstance(value, datetime):
+        if value.tzinfo is None:
+            raise ValueError("a timestamp without a time zone cannot be stored")
+        return '"' + value.isoformat() + '"'
+    return json.dumps(value)
 
 
 def update(table: Table, key: str, values: Mapping[str, Any]) -> Statement:

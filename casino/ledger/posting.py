@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, cast
@@ -58,6 +59,12 @@ _APPEND = (
     "SELECT tx_id, tx_seq, tx_hash FROM ledger_append("
     "%(txs)s::jsonb, %(legs)s::jsonb, %(shared)s::jsonb)"
 )
+# The same append, after inserting whole rows of these tables (migration 0003).
+_COMMIT = (
+    "SELECT tx_id, tx_seq, tx_hash FROM ledger_commit("
+    "%(rows)s::json, %(txs)s::jsonb, %(legs)s::jsonb, %(shared)s::jsonb)"
+)
+ROWS_APPENDED_WITH = frozenset({"rounds", "idempotency_records"})
 
 
 @dataclass(frozen=True)
@@ -332,11 +339,14 @@ class Ledger:
         self._done()
         return pending
 
-    def append_statement(self) -> direct.Statement | None:
+    def append_statement(self, rows: Sequence[tuple[str, str]] = ()) -> direct.Statement | None:
         """PostgreSQL: apply what is left and return the append, for the caller to run (with
-        the COMMIT) and to hand its rows to ``appended``; None when nothing is pending."""
+        the COMMIT) and to hand its rows to ``appended``; None when nothing is pending.
+
+        ``rows`` (table, JSON object), tables in ``ROWS_APPENDED_WITH`` only: inserted by the
+        same statement, before the append."""
         self.apply_wallets()
-        return self._append_statement() if self._pending else None
+        return self._append_statement(rows) if self._pending else None
 
     def appended(self, rows: list[tuple[Any, ...]]) -> None:
         by_id = {int(row[0]): (int(row[1]), str(row[2])) for row in rows}
@@ -350,7 +360,7 @@ class Ledger:
         self._applied = 0
         self._shared = defaultdict(int)
 
-    def _append_statement(self) -> direct.Statement:
+    def _append_statement(self, rows: Sequence[tuple[str, str]] = ()) -> direct.Statement:
         pending = self._pending
         txs = [_tx_document(tx) | {"digest": tx.digest()} for tx in pending]
         legs = [
@@ -359,9 +369,23 @@ class Ledger:
             for n, leg in enumerate(tx.legs)
         ]
         shared = [{"key": k, "delta": d} for k, d in sorted(self._shared.items()) if d]
-        return direct.Statement(
-            _APPEND, {"txs": _json(txs), "legs": _json(legs), "shared": _json(shared)}
+        params = {"txs": _json(txs), "legs": _json(legs), "shared": _json(shared)}
+        if not rows:
+            return direct.Statement(_APPEND, params)
+        by_table: dict[str, list[str]] = defaultdict(list)
+        for table, row in rows:
+            if table not in ROWS_APPENDED_WITH:
+                raise ValueError(f"ledger_commit does not insert into {table}")
+            by_table[table].append(row)
+        document = (
+            "{"
+            + ",".join(
+                json.dumps(table) + ":[" + ",".join(items) + "]"
+                for table, items in by_table.items()
+            )
+            + "}"
         )
+        return direct.Statement(_COMMIT, params | {"rows": document})
 
     def _append_python(self, pending: list[PendingTransaction]) -> None:
         """The same append in several statements, for SQLite (which serialises writers)."""

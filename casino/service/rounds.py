@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import uuid
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from types import SimpleNamespace
 from typing import Any, Literal, cast
@@ -347,12 +347,8 @@ def _insert_round(uow: UnitOfWork, values: dict[str, Any]) -> None:
 
     if uow.dialect == "postgresql":
         statement = direct.insert(_ROUNDS, values)
-        direct.defer(
-            uow.session,
-            direct.Statement(
-                statement.sql, statement.params, {"uq_rounds_one_open_per_player": in_progress}
-            ),
-        )
+        conflicts = {"uq_rounds_one_open_per_player": in_progress}
+        direct.defer(uow.session, replace(statement, conflicts=conflicts))
         return
     try:
         uow.session.execute(insert(_ROUNDS).values(values))

@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from casino.db import direct
 from casino.ledger.accounts import forget_system_accounts
-from casino.ledger.posting import current_ledger
+from casino.ledger.posting import ROWS_APPENDED_WITH, current_ledger
 
 logger = logging.getLogger(__name__)
 
@@ -77,11 +77,18 @@ class UnitOfWork:
         session.flush()  # rows changed through the ORM go first, in their own round trip
         writes = direct.take_deferred(session)
         ledger = current_ledger(session)
-        append = ledger.append_statement() if ledger is not None else None
-        if not writes and append is None:
+        append = None
+        sent = writes
+        if ledger is not None:
+            # Whole-row inserts the append can make itself ride in its statement.
+            folded = [w for w in writes if w.row is not None and w.row[0] in ROWS_APPENDED_WITH]
+            append = ledger.append_statement([w.row for w in folded if w.row is not None])
+            if append is not None:
+                sent = [w for w in writes if all(w is not f for f in folded)]
+        if not sent and append is None:
             return
         try:
-            rows = direct.commit(session, [*writes, *([append] if append else [])])
+            rows = direct.commit(session, [*sent, *([append] if append else [])])
         except IntegrityError as error:
             if append is not None:
                 # Most likely a shared account cached for a database since replaced.

@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import text
 from sqlalchemy.exc import OperationalError
+from sqlalchemy.orm import Session
 
+from casino.db import direct
 from casino.db.session import make_engine, make_session_factory
+from casino.service import idempotency, rounds
 from casino.service.uow import UnitOfWork
+
+from .conftest import Svc, is_tie
 
 
 def test_a_failed_rollback_discards_the_connection_and_does_not_raise(
@@ -33,3 +40,39 @@ def test_a_failed_rollback_discards_the_connection_and_does_not_raise(
         assert uow.session.execute(text("SELECT 1")).scalar() == 1
         assert uow.session.connection().connection.dbapi_connection is not pooled
     engine.dispose()
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("db_url", ["postgresql"], indirect=True)
+def test_a_bet_and_its_record_commit_in_one_statement_on_postgres(
+    svc: Svc, demo_tables: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The round, the idempotency record and the ledger append ride in one statement before
+    the COMMIT (``ledger_commit``); a decision adds only its round update."""
+    sent: list[list[str]] = []
+    real_commit = direct.commit
+
+    def spy(session: Session, statements: Sequence[direct.Statement]) -> Any:
+        sent.append([statement.sql for statement in statements])
+        return real_commit(session, statements)
+
+    monkeypatch.setattr(direct, "commit", spy)
+    pid = svc.player(funds=100_000)
+    svc.steer(pid, is_tie)
+    with svc.uow() as uow:
+        view = rounds.place_bet(uow, pid, "classic", 1000)
+        idempotency.complete(uow, f"player:{pid}", "bet-1", "fp", 201, {"id": view.id})
+        uow.commit()
+    with svc.uow() as uow:
+        rounds.decide(uow, view.id, "war", player_id=pid, decided_by="player")
+        idempotency.complete(uow, f"player:{pid}", "decision-1", "fp", 200, {"id": view.id})
+        uow.commit()
+    bet, decision = sent[-2:]
+    assert len(bet) == 1 and "ledger_commit(" in bet[0], bet
+    assert len(decision) == 2 and decision[0].startswith("UPDATE rounds"), decision
+    assert "ledger_commit(" in decision[1], decision
+    with svc.uow() as uow:
+        assert idempotency.begin(uow, f"player:{pid}", "bet-1", "fp") is not None
+        assert idempotency.begin(uow, f"player:{pid}", "decision-1", "fp") is not None
+    with svc.uow() as uow:
+        assert rounds.get_round(uow, view.id, pid).status == "settled"
