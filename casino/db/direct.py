@@ -174,43 +174,59 @@ def commit(session: Session, statements: Sequence[Statement]) -> list[tuple[Any,
         raise _wrapped(connection, current, error) from error
 
 
-def insert(table: Table, values: Mapping[str, Any]) -> Statement:
-    """``INSERT`` of one row given as column -> Python value (JSON columns as documents)."""
-    columns = [column for column in table.columns if column.key in values]
-    names = ", ".join(column.name for column in columns)
-    marks = ", ".join(f"%({column.key})s" for column in columns)
-    params = {column.key: _adapt(column.type, values[column.key]) for column in columns}
-    whole = len(columns) == len(table.columns)
-    return Statement(
-        f"INSERT INTO {table.name} ({names}) VALUES ({marks})",
-        params,
-        row=(table.name, _row_json(columns, params)) if whole else None,
-    )
+@dataclass(frozen=True)
+class _InsertShape:
+    sql: str
+    columns: tuple[tuple[str, str, bool], ...]  # (key, column name, is a JSON column)
+    whole: bool  # every column of the table is given
 
 
-def _row_json(columns: Sequence[Any], params: Params) -> str:
-    """The row as the JSON object ``json_populate_recordset`` reads (column name -> value).
+_insert_shapes: dict[tuple[str, frozenset[str]], _InsertShape] = {}
 
-    JSON columns are embedded as their own text, so the database stores exactly the text the
-    statement would have sent (an idempotency record replays byte for byte)."""
-    return (
-        "{"
-        + ",".join(
-            json.dumps(column.name) + ":" + _json_value(params[column.key]) for column in columns
+
+def _insert_shape(table: Table, keys: frozenset[str]) -> _InsertShape:
+    shape = _insert_shapes.get((table.name, keys))
+    if shape is None:
+        columns = [column for column in table.columns if column.key in keys]
+        names = ", ".join(column.name for column in columns)
+        marks = ", ".join(f"%({column.key})s" for column in columns)
+        shape = _InsertShape(
+            f"INSERT INTO {table.name} ({names}) VALUES ({marks})",
+            tuple((c.key, c.name, isinstance(c.type, JSON)) for c in columns),
+            len(columns) == len(table.columns),
         )
-        + "}"
-    )
+        _insert_shapes[(table.name, keys)] = shape
+    return shape
 
 
-def _json_value(value: Any) -> str:
-    if isinstance(value, Json):
-        text = value.dumps(value.obj) if value.dumps is not None else json.dumps(value.obj)
-        return text if isinstance(text, str) else text.decode()
+def insert(table: Table, values: Mapping[str, Any]) -> Statement:
+    """``INSERT`` of one row given as column -> Python value (JSON columns as documents).
+
+    A whole row also comes as the JSON object ``json_populate_recordset`` reads (column name
+    -> value, JSON columns nested), made in one ``json.dumps``: a bet builds two of these."""
+    shape = _insert_shape(table, frozenset(values))
+    params: dict[str, Any] = {}
+    row: dict[str, Any] = {}
+    for key, name, is_json in shape.columns:
+        value = values[key]
+        if isinstance(value, Json):
+            params[key], row[name] = value, value.obj
+        elif is_json and value is not None:
+            params[key], row[name] = Json(value), value
+        else:
+            params[key] = row[name] = value
+    document = None
+    if shape.whole:
+        document = (table.name, json.dumps(row, default=_json_default, separators=(",", ":")))
+    return Statement(shape.sql, params, row=document)
+
+
+def _json_default(value: Any) -> str:
     if isinstance(value, datetime):
         if value.tzinfo is None:
             raise ValueError("a timestamp without a time zone cannot be stored")
-        return '"' + value.isoformat() + '"'
-    return json.dumps(value)
+        return value.isoformat()
+    raise TypeError(f"cannot store {type(value).__name__} in a JSON row")
 
 
 def update(table: Table, key: str, values: Mapping[str, Any]) -> Statement:
@@ -222,9 +238,9 @@ def update(table: Table, key: str, values: Mapping[str, Any]) -> Statement:
     return Statement(f"UPDATE {table.name} SET {assignments} WHERE {key} = %({key})s", params)
 
 
-def encoded_json(text: str) -> Json:
-    """A JSON parameter from text already serialised (it is sent as is)."""
-    return Json(None, dumps=lambda _: text)
+def encoded_json(text: str, document: Any) -> Json:
+    """A JSON parameter sent as ``text``, ``document`` already serialised."""
+    return Json(document, dumps=lambda _: text)
 
 
 def _adapt(kind: Any, value: Any) -> Any:

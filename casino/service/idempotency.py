@@ -161,7 +161,7 @@ def complete(
     }
     if uow.dialect == "postgresql":
         if encoded is not None:  # ``body`` as JSON text already (the response's own)
-            values["body"] = direct.encoded_json(encoded)
+            values["body"] = direct.encoded_json(encoded, body)
         direct.defer(uow.session, direct.insert(_RECORDS, values))
         return
     try:
