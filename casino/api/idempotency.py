@@ -110,7 +110,8 @@ def respond(
             uow.rollback()
             return _replay(stored)
         body = dump(use_case(uow))
-        # Encoded once: the same text is the response and the stored record.
+        # The response's text; the record's own INSERT reuses it (a record that rides in the
+        # ledger's statement is encoded with the rest of its row instead).
         text = current_app.json.dumps(body)
         service_idempotency.complete(uow, caller, key, print_, status, body, encoded=text)
         uow.commit()
