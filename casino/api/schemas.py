@@ -67,6 +67,13 @@ class PlayerCreatedSchema(PlayerSchema):
     )
 
 
+class PlayerTokenSchema(ma.Schema):
+    id = ma.fields.String(metadata={"description": "The player's id"})
+    token = ma.fields.String(
+        metadata={"description": "The new bearer token. Shown once; the old one no longer works."}
+    )
+
+
 # ---------------------------------------------------------------- wallets and ledger
 
 

@@ -116,6 +116,38 @@ def create_operator_token(url: str | None, name: str) -> None:
     click.echo(token)
 
 
+@click.command("list-operator-tokens")
+@_db_option
+def list_operator_tokens(url: str | None) -> None:
+    """List the operator tokens stored in the database: id, name, created (never the tokens)."""
+    from casino.service.auth import list_operator_tokens as listed
+
+    with _unit_of_work(url) as uow:
+        tokens = listed(uow)
+    for token in tokens:
+        click.echo(f"{token.id}\t{token.name}\t{token.created_at.isoformat()}")
+
+
+@click.command("revoke-operator-token")
+@_db_option
+@click.argument("token_id", type=int)
+def revoke_operator_token(url: str | None, token_id: int) -> None:
+    """Delete a stored operator token (see list-operator-tokens); it is refused at once.
+
+    Tokens given in CASINO_OPERATOR_TOKENS are revoked by removing them from there.
+    """
+    from casino.service.auth import revoke_operator_token as revoke
+    from casino.service.errors import NotFound
+
+    with _unit_of_work(url) as uow:
+        try:
+            revoked = revoke(uow, token_id)
+        except NotFound as error:
+            raise click.ClickException(str(error)) from None
+        uow.commit()
+    click.echo(f"revoked operator token {revoked.id} ({revoked.name})")
+
+
 @click.command("audit")
 @_db_option
 def audit(url: str | None) -> None:
@@ -203,6 +235,8 @@ def register(group: click.Group) -> None:
         db_upgrade,
         seed_demo,
         create_operator_token,
+        list_operator_tokens,
+        revoke_operator_token,
         audit,
         resolve_stale,
         purge_idempotency,

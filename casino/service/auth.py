@@ -12,6 +12,7 @@ import hmac
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Literal
 
 from sqlalchemy import select
@@ -19,7 +20,7 @@ from sqlalchemy import select
 from casino.db import direct
 from casino.db.models import OperatorToken, Player, utcnow
 from casino.service import idempotency
-from casino.service.errors import Invalid, Unauthenticated
+from casino.service.errors import Invalid, NotFound, Unauthenticated
 from casino.service.uow import UnitOfWork
 
 OPERATOR_PREFIX = "op_"
@@ -97,6 +98,35 @@ _PLAYER_BY_TOKEN = "SELECT id FROM players WHERE token_hash = %(digest)s"
 
 def _scalar(rows: list[tuple[Any, ...]]) -> Any:
     return rows[0][0] if rows else None
+
+
+@dataclass(frozen=True)
+class OperatorTokenView:
+    id: int
+    name: str
+    created_at: datetime
+
+
+def list_operator_tokens(uow: UnitOfWork) -> list[OperatorTokenView]:
+    """The operator tokens stored in the database (names and ids, never the tokens)."""
+    rows = uow.session.execute(
+        select(OperatorToken.id, OperatorToken.name, OperatorToken.created_at).order_by(
+            OperatorToken.id
+        )
+    )
+    return [OperatorTokenView(int(i), str(n), c) for i, n, c in rows]
+
+
+def revoke_operator_token(uow: UnitOfWork, token_id: int) -> OperatorTokenView:
+    """Delete a stored operator token: requests bearing it are refused from the commit on.
+    (Tokens from ``CASINO_OPERATOR_TOKENS`` are revoked by removing them from there.)"""
+    token = uow.session.get(OperatorToken, token_id)
+    if token is None:
+        raise NotFound(f"no operator token with id {token_id}", code="operator_token_not_found")
+    view = OperatorTokenView(token.id, token.name, token.created_at)
+    uow.session.delete(token)
+    uow.session.flush()
+    return view
 
 
 def create_operator_token(uow: UnitOfWork, name: str) -> str:

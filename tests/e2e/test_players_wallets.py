@@ -94,6 +94,40 @@ def test_unknown_player_is_404(api: Api) -> None:
 # ---------------------------------------------------------------- deposits and withdrawals
 
 
+def test_operator_reissues_a_player_token(api: Api, player: Player) -> None:
+    response = api.post(f"/api/v1/players/{player.id}/token", auth=api.operator_auth)
+    assert response.status_code == 201
+    body = response.get_json()
+    assert body["id"] == player.id and body["token"].startswith("pl_")
+    assert body["token"] != player.token
+    old = api.get(f"/api/v1/players/{player.id}", auth=player.auth)
+    assert_problem(old, 401, "unauthenticated")
+    new = api.get(f"/api/v1/players/{player.id}", auth={"Authorization": f"Bearer {body['token']}"})
+    assert new.status_code == 200 and new.get_json()["id"] == player.id
+    again = api.post(f"/api/v1/players/{player.id}/token", {}, auth=api.operator_auth)
+    assert again.status_code == 201 and again.get_json()["token"] != body["token"]
+    stale = api.get(
+        f"/api/v1/players/{player.id}", auth={"Authorization": f"Bearer {body['token']}"}
+    )
+    assert_problem(stale, 401, "unauthenticated")
+
+
+def test_token_reissue_is_for_operators_on_known_players(api: Api, player: Player) -> None:
+    own = api.post(f"/api/v1/players/{player.id}/token", auth=player.auth)
+    assert_problem(own, 403, "forbidden")
+    missing = api.post(
+        "/api/v1/players/00000000-0000-4000-8000-000000000000/token", auth=api.operator_auth
+    )
+    assert_problem(missing, 404, "player_not_found")
+    extra = api.post(
+        f"/api/v1/players/{player.id}/token", {"token": "mine"}, auth=api.operator_auth
+    )
+    assert_problem(extra, 422, "validation_failed")
+    # Refused requests change nothing: the player's token still works.
+    still = api.get(f"/api/v1/players/{player.id}", auth=player.auth)
+    assert still.status_code == 200
+
+
 def test_deposit_creates_wallet_and_ledger_transaction(api: Api, player: Player) -> None:
     assert api.get(f"/api/v1/players/{player.id}/wallets", auth=player.auth).get_json() == []
     response = api.post(

@@ -15,6 +15,7 @@ from casino.db import database_url
 from casino.db.models import Round, utcnow
 from casino.service import rounds
 from casino.service.auth import authenticate
+from casino.service.errors import Unauthenticated
 
 from .conftest import Svc, is_tie
 
@@ -60,6 +61,24 @@ def test_seed_demo_tokens_work(svc: Svc, db_url: str) -> None:
     with svc.uow() as uow:
         assert authenticate(uow, operator.group(1), []).role == "operator"
         assert authenticate(uow, player.group(1), []).role == "player"
+
+
+def test_list_and_revoke_operator_tokens(svc: Svc, db_url: str) -> None:
+    token = invoke("create-operator-token", "--database-url", db_url, "--name", "ci-bot").output
+    token = token.strip()
+    with svc.uow() as uow:
+        assert authenticate(uow, token, []).role == "operator"
+    listed = invoke("list-operator-tokens", "--database-url", db_url).output
+    row = next(line for line in listed.splitlines() if "\tci-bot\t" in line)
+    assert token not in listed
+    token_id = row.split("\t")[0]
+    revoked = invoke("revoke-operator-token", "--database-url", db_url, token_id)
+    assert revoked.exit_code == 0 and "ci-bot" in revoked.output
+    with svc.uow() as uow, pytest.raises(Unauthenticated):
+        authenticate(uow, token, [])
+    assert "ci-bot" not in invoke("list-operator-tokens", "--database-url", db_url).output
+    again = CliRunner().invoke(cli, ["revoke-operator-token", "--database-url", db_url, token_id])
+    assert again.exit_code == 1 and "no operator token" in again.output
 
 
 def test_resolve_stale_command(svc: Svc, db_url: str, demo_tables: list[str]) -> None:

@@ -10,7 +10,13 @@ from casino.api.auth import OPERATOR, PLAYER, ensure_visible_player, requires
 from casino.api.json_body import ApiBlueprint
 from casino.api.openapi import error_responses
 from casino.api.resources._uow import read, write
-from casino.api.schemas import PlayerCreatedSchema, PlayerCreateSchema, PlayerSchema
+from casino.api.schemas import (
+    NoFieldsSchema,
+    PlayerCreatedSchema,
+    PlayerCreateSchema,
+    PlayerSchema,
+    PlayerTokenSchema,
+)
 from casino.service import players as player_service
 from casino.service.views import PlayerView
 
@@ -46,6 +52,23 @@ class Player(MethodView):
         """A player (a player token sees only its own player)."""
         ensure_visible_player(player_id)
         return read(lambda uow: player_service.get_player(uow, player_id))
+
+
+@blp.route("/<uuid_str:player_id>/token")
+class PlayerToken(MethodView):
+    @requires(OPERATOR)
+    @blp.arguments(NoFieldsSchema(), required=False)
+    @blp.response(201, PlayerTokenSchema)
+    @blp.doc(responses=error_responses(404, 422))
+    def post(self, _: dict[str, Any], player_id: str) -> dict[str, str]:
+        """Issue the player a new bearer token; the old one stops working at once.
+
+        For a token lost or leaked. The new token is in this response only. Not idempotent by
+        key (a replay would have to store the token): a retry issues yet another token, and
+        only the last one issued works.
+        """
+        token = write(lambda uow: player_service.reissue_player_token(uow, player_id))
+        return {"id": player_id, "token": token}
 
 
 def _player_dict(player: PlayerView) -> dict[str, Any]:
