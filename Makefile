@@ -42,8 +42,8 @@ soak: install
 	$(BIN)/python -m bench.soak
 
 lint: install
-	$(BIN)/ruff check casino config tests bench
-	$(BIN)/ruff format --check casino config tests bench
+	$(BIN)/ruff check casino config tests bench harness
+	$(BIN)/ruff format --check casino config tests bench harness
 	$(BIN)/mypy
 
 clean:

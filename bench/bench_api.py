@@ -27,8 +27,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.harness import pg
-from bench.harness.scenario import Scenario, ScenarioResult, run_scenario
+from harness import pg
+from harness.scenario import Scenario, ScenarioResult, run_scenario
 
 CLIENTS = 16
 TARGET_RATIO = 0.5

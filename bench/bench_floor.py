@@ -18,9 +18,9 @@ import threading
 import time
 from dataclasses import dataclass
 
-from bench.harness import http, pg
-from bench.harness.cpu import CpuMeter
-from bench.harness.server import GunicornInstance
+from harness import http, pg
+from harness.cpu import CpuMeter
+from harness.server import GunicornInstance
 
 CLIENTS = 16
 SECONDS = float(os.environ.get("CASINO_BENCH_FLOOR_SECONDS", "8"))

@@ -20,7 +20,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from bench.harness.scenario import Scenario, run_scenario
+from harness.scenario import Scenario, run_scenario
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:

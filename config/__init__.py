@@ -24,8 +24,8 @@ def _split_tokens(raw: str | None) -> list[str]:
 
 def _database_url(environ: Mapping[str, str]) -> str:
     """The data layer's reading of the environment: DATABASE_URL (driver made explicit) or
-    the development SQLite file instance/casino.db."""
-    from casino.db import database_url
+    the development SQLite file instance/casino.store."""
+    from casino.store import database_url
 
     return database_url(dict(environ))
 

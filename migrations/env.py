@@ -1,4 +1,4 @@
-"""Alembic environment: the models' metadata, the URL from casino.db, batch mode on SQLite."""
+"""Alembic environment: the models' metadata, the URL from casino.store, batch mode on SQLite."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from logging.config import fileConfig
 from alembic import context
 from sqlalchemy.pool import NullPool
 
-from casino.db import database_url
-from casino.db.models import Base
-from casino.db.session import make_engine
+from casino.store import database_url
+from casino.store.models import Base
+from casino.store.session import make_engine
 
 config = context.config
 if config.config_file_name is not None and config.attributes.get("configure_logger", True):

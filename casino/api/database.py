@@ -11,8 +11,8 @@ from sqlalchemy import Engine, text
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
-from casino.db.session import make_engine, make_session_factory
 from casino.service.uow import UnitOfWork
+from casino.store.session import make_engine, make_session_factory
 
 EXTENSION_KEY = "casino.database"
 _REQUEST_UOW = "_casino_uow"

@@ -33,15 +33,15 @@ def parse_duration(text: str) -> timedelta:
 
 
 def _url(url: str | None) -> str:
-    from casino.db import database_url
+    from casino.store import database_url
 
     return url or database_url()
 
 
 @contextmanager
 def _unit_of_work(url: str | None) -> Iterator[UnitOfWork]:
-    from casino.db.session import make_engine, make_session_factory
     from casino.service.uow import UnitOfWork
+    from casino.store.session import make_engine, make_session_factory
 
     engine = make_engine(_url(url))
     try:
@@ -55,7 +55,7 @@ _db_option = click.option(
     "--database-url",
     "url",
     default=None,
-    help="Database URL (default: env DATABASE_URL, else sqlite:///instance/casino.db).",
+    help="Database URL (default: env DATABASE_URL, else sqlite:///instance/casino.store).",
 )
 
 
@@ -64,7 +64,7 @@ _db_option = click.option(
 @click.option("--revision", default="head", show_default=True)
 def db_upgrade(url: str | None, revision: str) -> None:
     """Apply the database migrations."""
-    from casino.db.migrate import upgrade
+    from casino.store.migrate import upgrade
 
     target = _url(url)
     upgrade(target, revision)

@@ -11,7 +11,7 @@ from sqlalchemy import Engine, insert, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
-from casino.db.models import Account, utcnow
+from casino.store.models import Account, utcnow
 
 WALLET = "wallet"
 HOUSE = "house"

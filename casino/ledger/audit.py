@@ -26,7 +26,11 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from casino.db.models import (
+from casino.engine.casino_war import CasinoWarRound, Decision, TableRules, deal_casino_war
+from casino.engine.errors import EngineError
+from casino.ledger.accounts import IN_PLAY, WALLET
+from casino.ledger.chain import GENESIS_HASH, content_digest, link_hash
+from casino.store.models import (
     AWAITING_DECISION,
     SETTLED,
     Account,
@@ -36,10 +40,6 @@ from casino.db.models import (
     Round,
     ServerSeed,
 )
-from casino.engine.casino_war import CasinoWarRound, Decision, TableRules, deal_casino_war
-from casino.engine.errors import EngineError
-from casino.ledger.accounts import IN_PLAY, WALLET
-from casino.ledger.chain import GENESIS_HASH, content_digest, link_hash
 
 MAX_DETAILS = 10
 

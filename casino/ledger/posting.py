@@ -38,8 +38,6 @@ from sqlalchemy import Table, event, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from casino.db import direct
-from casino.db.models import Account, ChainHead, LedgerTransaction, Posting, utcnow
 from casino.ledger.accounts import (
     SystemAccounts,
     cached_system_accounts,
@@ -48,6 +46,8 @@ from casino.ledger.accounts import (
 )
 from casino.ledger.chain import canonical_time, content_digest, link_hash
 from casino.ledger.errors import InsufficientFunds, LedgerError, Unbalanced
+from casino.store import direct
+from casino.store.models import Account, ChainHead, LedgerTransaction, Posting, utcnow
 
 _SESSION_KEY = "casino.ledger"
 # Core tables: the hot path issues plain statements, without ORM bookkeeping.

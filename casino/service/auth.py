@@ -17,11 +17,11 @@ from typing import Any, Literal
 
 from sqlalchemy import select
 
-from casino.db import direct
-from casino.db.models import OperatorToken, Player, utcnow
 from casino.service import idempotency
 from casino.service.errors import Invalid, NotFound, Unauthenticated
 from casino.service.uow import UnitOfWork
+from casino.store import direct
+from casino.store.models import OperatorToken, Player, utcnow
 
 OPERATOR_PREFIX = "op_"
 PLAYER_PREFIX = "pl_"

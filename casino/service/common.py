@@ -9,8 +9,8 @@ import re
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from casino.db.models import Player
 from casino.service.errors import Conflict, Invalid, NotFound
+from casino.store.models import Player
 
 _CURRENCY = re.compile(r"[A-Z]{3}")
 MAX_AMOUNT = 10**12

@@ -11,12 +11,12 @@ from typing import Any
 
 from sqlalchemy import select
 
-from casino.db.models import CasinoTable, Player
 from casino.engine.casino_war import TableRules
 from casino.ledger.accounts import find_wallet
 from casino.service import players, tables, wallets
 from casino.service.auth import create_operator_token
 from casino.service.uow import UnitOfWork
+from casino.store.models import CasinoTable, Player
 
 DEMO_CURRENCY = "EUR"
 DEMO_FUNDS = 1_000_000  # 10 000.00 EUR

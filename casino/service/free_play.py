@@ -1,6 +1,6 @@
 """Free-play War use cases over a unit of work: create, view, move, autoplay, simulate.
 
-Games are stored in the database (`casino.db.free_play_models.FreePlayGame`) so that any
+Games are stored in the database (`casino.store.free_play_models.FreePlayGame`) so that any
 worker can serve the next move. A stored game is the engine's JSON record (seed, seats and
 the moves made); each request replays it, acts, and writes the new record back. Writers lock
 the row (``SELECT … FOR UPDATE`` on PostgreSQL; SQLite transactions take the write lock when
@@ -23,13 +23,6 @@ from typing import Any
 from sqlalchemy import delete, select
 from sqlalchemy.orm.exc import StaleDataError
 
-from casino.db.free_play_models import (
-    AWAITING_DECISION,
-    FINISHED,
-    IN_PROGRESS,
-    FreePlayGame,
-)
-from casino.db.models import utcnow
 from casino.engine.war import (
     CorruptRecord,
     IllegalMove,
@@ -42,6 +35,13 @@ from casino.engine.war import (
 from casino.engine.war.simulation import outcomes, summarise
 from casino.service.errors import Conflict, Invalid, NotFound
 from casino.service.uow import UnitOfWork
+from casino.store.free_play_models import (
+    AWAITING_DECISION,
+    FINISHED,
+    IN_PROGRESS,
+    FreePlayGame,
+)
+from casino.store.models import utcnow
 
 log = logging.getLogger(__name__)
 

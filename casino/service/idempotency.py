@@ -18,11 +18,11 @@ from sqlalchemy import Table, delete, event, insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from casino.db import direct
-from casino.db.models import IdempotencyRecord, utcnow
 from casino.service.errors import Conflict, Invalid
 from casino.service.uow import UnitOfWork
 from casino.service.views import StoredResponse
+from casino.store import direct
+from casino.store.models import IdempotencyRecord, utcnow
 
 RETENTION = timedelta(hours=24)
 MAX_KEY_LENGTH = 255

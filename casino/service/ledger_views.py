@@ -9,10 +9,10 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from casino.db.models import Account, LedgerTransaction, Posting
 from casino.ledger.accounts import display_name
 from casino.ledger.posting import PendingTransaction, account_name
 from casino.service.views import TransactionView
+from casino.store.models import Account, LedgerTransaction, Posting
 
 
 def postings_by_transaction(

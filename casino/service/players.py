@@ -7,13 +7,13 @@ import uuid
 from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 
-from casino.db.models import Player, ServerSeed, utcnow
 from casino.engine import fairness
 from casino.service.auth import PLAYER_PREFIX, hash_token, new_token
 from casino.service.common import require_player
 from casino.service.errors import Conflict, Invalid
 from casino.service.uow import UnitOfWork
 from casino.service.views import PlayerView
+from casino.store.models import Player, ServerSeed, utcnow
 
 MAX_REF = 200
 

@@ -21,17 +21,6 @@ from typing import Any, Literal, cast
 from sqlalchemy import Table, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
-from casino.db import direct
-from casino.db.models import (
-    AWAITING_DECISION,
-    SETTLED,
-    CasinoTable,
-    LedgerTransaction,
-    Round,
-    ServerSeed,
-    as_utc,
-    utcnow,
-)
 from casino.engine.casino_war import (
     CasinoWarRound,
     Decision,
@@ -54,6 +43,17 @@ from casino.service.errors import Conflict, Invalid, NotFound
 from casino.service.seeds import open_round_id
 from casino.service.uow import UnitOfWork
 from casino.service.views import ROUND_STATUSES, Page, RoundView
+from casino.store import direct
+from casino.store.models import (
+    AWAITING_DECISION,
+    SETTLED,
+    CasinoTable,
+    LedgerTransaction,
+    Round,
+    ServerSeed,
+    as_utc,
+    utcnow,
+)
 
 DecidedBy = Literal["player", "system"]
 #: A round's values: an ORM row, or a plain namespace on the PostgreSQL hot path.

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from casino.db.models import AWAITING_DECISION, Round, ServerSeed, utcnow
 from casino.engine import fairness
 from casino.service.common import player_exists
 from casino.service.errors import Conflict
 from casino.service.uow import UnitOfWork
 from casino.service.views import RotationView, SeedsView
+from casino.store.models import AWAITING_DECISION, Round, ServerSeed, utcnow
 
 
 def seeds_view(seed: ServerSeed) -> SeedsView:

@@ -13,7 +13,6 @@ from typing import Any
 
 from sqlalchemy import select
 
-from casino.db.models import CasinoTable, utcnow
 from casino.engine.casino_war import TableRules
 from casino.engine.errors import InvalidRules
 from casino.engine.odds import theoretical_rtp
@@ -21,6 +20,7 @@ from casino.service.common import check_currency
 from casino.service.errors import Conflict, Invalid, NotFound
 from casino.service.uow import UnitOfWork
 from casino.service.views import TableView
+from casino.store.models import CasinoTable, utcnow
 
 _SLUG = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?")
 UPDATABLE = {"currency", "active"}

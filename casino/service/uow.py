@@ -3,7 +3,7 @@
 Use cases receive an entered ``UnitOfWork`` and never commit; the caller commits once, so that
 several things (the money movement and its idempotency record) land atomically or not at all.
 
-On PostgreSQL the commit sends the writes deferred to it (``casino.db.direct.defer``), the
+On PostgreSQL the commit sends the writes deferred to it (``casino.store.direct.defer``), the
 ledger append and the COMMIT in one round trip; a constraint violation there that a deferred
 write names (e.g. a second open round) is raised as the error it asks for, after the
 rollback.
@@ -17,9 +17,9 @@ from types import TracebackType
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
-from casino.db import direct
 from casino.ledger.accounts import forget_system_accounts
 from casino.ledger.posting import ROWS_APPENDED_WITH, current_ledger
+from casino.store import direct
 
 logger = logging.getLogger(__name__)
 

@@ -10,7 +10,6 @@ from typing import Literal
 
 from sqlalchemy import select
 
-from casino.db.models import Account, LedgerTransaction
 from casino.ledger.accounts import WALLET, ensure_wallet, wallet_key
 from casino.ledger.errors import InsufficientFunds
 from casino.ledger.posting import ledger_for, transfer
@@ -27,6 +26,7 @@ from casino.service.errors import Invalid
 from casino.service.ledger_views import pending_view, transaction_views
 from casino.service.uow import UnitOfWork
 from casino.service.views import Page, TransactionView, WalletView
+from casino.store.models import Account, LedgerTransaction
 
 MAX_REFERENCE = 200
 

@@ -22,8 +22,8 @@ from sqlalchemy.orm import Session
 
 from casino import create_app
 from casino.api.database import EXTENSION_KEY
-from casino.db.migrate import upgrade
 from casino.ledger.accounts import forget_system_accounts
+from casino.store.migrate import upgrade
 
 from .helpers import Api, Player, make_config
 
@@ -72,7 +72,7 @@ class MigratedDatabase:
 
 @pytest.fixture(scope="session")
 def sqlite_database(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MigratedDatabase]:
-    path = tmp_path_factory.mktemp("sqlite") / "casino.db"
+    path = tmp_path_factory.mktemp("sqlite") / "casino.store"
     database = MigratedDatabase.migrate(f"sqlite:///{path}")
     yield database
     database.engine.dispose()

@@ -134,7 +134,7 @@ def active_server_seed(database_url: str, player_id: str) -> tuple[bytes, int]:
     """
     from sqlalchemy import create_engine, select
 
-    from casino.db.models import ServerSeed
+    from casino.store.models import ServerSeed
 
     engine = create_engine(database_url)
     try:

@@ -63,7 +63,7 @@ def test_development_defaults_to_sqlite_file_under_instance(
     monkeypatch.delenv("DATABASE_URL", raising=False)
     monkeypatch.chdir(tmp_path)
     app = create_app("development")
-    assert app.config["DATABASE_URL"] == f"sqlite:///{tmp_path / 'instance' / 'casino.db'}"
+    assert app.config["DATABASE_URL"] == f"sqlite:///{tmp_path / 'instance' / 'casino.store'}"
 
 
 def test_unknown_config_name_is_a_clear_error() -> None:
@@ -109,7 +109,7 @@ def test_ready_checks_the_database(api: Api) -> None:
 
 def test_ready_answers_503_when_the_database_is_unreachable(tmp_path: Path) -> None:
     # A SQLite path in a directory that does not exist cannot be opened.
-    missing = tmp_path / "no" / "such" / "dir" / "casino.db"
+    missing = tmp_path / "no" / "such" / "dir" / "casino.store"
     app = create_app(make_config(f"sqlite:///{missing}"))
     client = app.test_client()
     response = client.get("/api/v1/ready")

@@ -12,8 +12,8 @@ from flask import Flask
 from sqlalchemy import create_engine, func, select
 from sqlalchemy.orm import Session
 
-from casino.db.models import LedgerTransaction
 from casino.ledger.audit import format_report, run_audit
+from casino.store.models import LedgerTransaction
 
 from .helpers import Api, Player, new_key
 

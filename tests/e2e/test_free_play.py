@@ -14,8 +14,8 @@ from sqlalchemy.orm import Session
 from casino import create_app
 from casino.api.database import EXTENSION_KEY
 from casino.api.resources.free_play import settings_from
-from casino.db.free_play_models import FreePlayGame
 from casino.engine.war import PRESETS, WarGame, new_game
+from casino.store.free_play_models import FreePlayGame
 from config import ConfigError
 
 from .helpers import Api, assert_problem, make_config

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from casino.db.migrate import upgrade
+from casino.store.migrate import upgrade
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -20,13 +20,13 @@ from sqlalchemy import Engine, create_engine, select, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
-from casino.db.migrate import upgrade
-from casino.db.models import ServerSeed
-from casino.db.session import make_engine, make_session_factory
 from casino.engine.casino_war import CasinoWarDeal, deal_casino_war
 from casino.service import players, seeds, tables, wallets
 from casino.service.demo import DEMO_TABLES
 from casino.service.uow import UnitOfWork
+from casino.store.migrate import upgrade
+from casino.store.models import ServerSeed
+from casino.store.session import make_engine, make_session_factory
 
 PG_ENV = "CASINO_TEST_POSTGRES_URL"
 BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
@@ -107,7 +107,7 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """A migrated, empty database for one test."""
     if request.param == "sqlite":
         template: Path = request.getfixturevalue("sqlite_template")
-        path = tmp_path / "casino.db"
+        path = tmp_path / "casino.store"
         shutil.copyfile(template, path)
         yield f"sqlite:///{path}"
         return

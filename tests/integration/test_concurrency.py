@@ -12,12 +12,12 @@ import threading
 
 from sqlalchemy import func, select
 
-from casino.db.models import LedgerTransaction, Round
 from casino.engine.casino_war import CasinoWarRound, TableRules, deal_casino_war
 from casino.ledger.audit import format_report, run_audit
 from casino.service import rounds, seeds
 from casino.service.demo import DEMO_TABLES
 from casino.service.errors import Conflict
+from casino.store.models import LedgerTransaction, Round
 
 from .conftest import Svc
 

@@ -10,11 +10,11 @@ from click.testing import CliRunner
 from sqlalchemy import select, update
 
 from casino.cli import main as cli
-from casino.db.free_play_models import AWAITING_DECISION, FINISHED, IN_PROGRESS, FreePlayGame
-from casino.db.models import utcnow
 from casino.engine.errors import InvalidRules, InvalidSeed
 from casino.service import free_play
 from casino.service.errors import Conflict, Invalid, NotFound
+from casino.store.free_play_models import AWAITING_DECISION, FINISHED, IN_PROGRESS, FreePlayGame
+from casino.store.models import utcnow
 
 from .conftest import Svc
 

@@ -7,11 +7,11 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import text, update
 
-from casino.db import direct
-from casino.db.models import IdempotencyRecord, utcnow
 from casino.service import idempotency, wallets
 from casino.service.errors import Conflict, Invalid
 from casino.service.views import StoredResponse
+from casino.store import direct
+from casino.store.models import IdempotencyRecord, utcnow
 
 from .conftest import Svc
 

@@ -11,9 +11,9 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import inspect, text
 
-from casino.db.base import Base
-from casino.db.migrate import downgrade, upgrade
-from casino.db.session import make_engine
+from casino.store.base import Base
+from casino.store.migrate import downgrade, upgrade
+from casino.store.session import make_engine
 
 from .conftest import BACKENDS, drop_pg_database, new_pg_database, pg_url
 

@@ -7,11 +7,11 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import Engine, text, update
 
-from casino.db.models import Round, utcnow
 from casino.engine.casino_war import Decision, deal_casino_war
 from casino.engine.errors import IllegalAction, InvalidBet
 from casino.service import rounds, seeds, tables, wallets
 from casino.service.errors import Conflict, Invalid, NotFound
+from casino.store.models import Round, utcnow
 
 from .conftest import Svc, is_tie, not_tie, tie_then
 

@@ -11,10 +11,10 @@ from sqlalchemy import text
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
-from casino.db import direct
-from casino.db.session import make_engine, make_session_factory
 from casino.service import idempotency, rounds
 from casino.service.uow import UnitOfWork
+from casino.store import direct
+from casino.store.session import make_engine, make_session_factory
 
 from .conftest import Svc, is_tie
 

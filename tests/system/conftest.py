@@ -1,6 +1,6 @@
 """System tests: the app under load, faults and hostile input (issue 5, short CI form).
 
-The shared harness lives in ``bench/harness`` (the benchmarks and ``make soak`` use it too);
+The shared harness lives in ``harness`` (the benchmarks and ``make soak`` use it too);
 ``bench`` is not an installed package, so the repository root is put on ``sys.path`` here.
 Every request goes to 127.0.0.1 only.
 """
@@ -17,7 +17,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
-from bench.harness import pg  # noqa: E402
+from harness import pg  # noqa: E402
 
 
 @pytest.fixture(
@@ -29,7 +29,7 @@ def database_url(
 ) -> Iterator[str]:
     """A fresh database migrated to head: SQLite always, PostgreSQL where there is one."""
     if request.param == "sqlite":
-        url = f"sqlite:///{tmp_path_factory.mktemp('system') / 'casino.db'}"
+        url = f"sqlite:///{tmp_path_factory.mktemp('system') / 'casino.store'}"
         pg.migrate(url)
         yield url
     else:

@@ -17,7 +17,7 @@ import pytest
 from sqlalchemy import create_engine, func, select, text
 from sqlalchemy.engine import Engine
 
-from bench.harness.inprocess import OPERATOR_TOKEN, build_app, dispose
+from harness.inprocess import OPERATOR_TOKEN, build_app, dispose
 
 PROBLEM = "application/problem+json"
 SQL_LIKE = "x'); DROP TABLE players; --"
@@ -53,8 +53,8 @@ class World:
 
 def snapshot(engine: Engine) -> dict[str, Any]:
     """Everything a refused request must leave exactly as it was."""
-    import casino.db.models  # noqa: F401  (registers the tables on Base.metadata)
-    from casino.db.base import Base
+    import casino.store.models  # noqa: F401  (registers the tables on Base.metadata)
+    from casino.store.base import Base
 
     state: dict[str, Any] = {}
     with engine.connect() as conn:
@@ -572,9 +572,9 @@ def test_invalid_tokens_are_refused(
 def test_revoked_tokens_are_refused(database_url: str, world: World) -> None:
     """A configured operator token removed from the configuration, and an operator token
     deleted from the database, both stop working at once."""
-    from casino.db.session import make_engine, make_session_factory
     from casino.service.auth import create_operator_token
     from casino.service.uow import UnitOfWork
+    from casino.store.session import make_engine, make_session_factory
 
     engine = make_engine(database_url)
     try:

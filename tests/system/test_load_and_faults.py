@@ -17,8 +17,8 @@ import os
 
 import pytest
 
-from bench.harness import pg
-from bench.harness.scenario import Scenario, run_scenario
+from harness import pg
+from harness.scenario import Scenario, run_scenario
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
 

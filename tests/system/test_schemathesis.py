@@ -33,8 +33,8 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from bench.harness import api, pg
-from bench.harness.server import GunicornInstance
+from harness import api, pg
+from harness.server import GunicornInstance
 
 pytestmark = pytest.mark.postgres
 

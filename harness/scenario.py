@@ -13,12 +13,12 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench.harness import pg
-from bench.harness.cpu import CpuMeter, pids_running
-from bench.harness.faults import FaultEvent, FaultPlan
-from bench.harness.invariants import InvariantReport, check_all
-from bench.harness.load import LoadConfig, LoadRun, Stats, http_ready, percentile
-from bench.harness.server import GunicornInstance
+from harness import pg
+from harness.cpu import CpuMeter, pids_running
+from harness.faults import FaultEvent, FaultPlan
+from harness.invariants import InvariantReport, check_all
+from harness.load import LoadConfig, LoadRun, Stats, http_ready, percentile
+from harness.server import GunicornInstance
 
 
 @dataclass

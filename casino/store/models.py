@@ -28,7 +28,7 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
 
-from casino.db.base import Base
+from casino.store.base import Base
 
 AWAITING_DECISION = "awaiting_decision"
 SETTLED = "settled"
@@ -251,4 +251,4 @@ class IdempotencyRecord(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), index=True)
 
 
-import casino.db.free_play_models  # noqa: E402, F401  (puts free_play_games on Base.metadata)
+import casino.store.free_play_models  # noqa: E402, F401  (puts free_play_games on Base.metadata)

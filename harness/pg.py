@@ -21,7 +21,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 
-from bench.harness.cpu import CpuMeter, pids_running, process_seconds
+from harness.cpu import CpuMeter, pids_running, process_seconds
 
 DEFAULT_ADMIN_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 
@@ -95,7 +95,7 @@ def scratch_database(purpose: str, admin: str | None = None) -> Iterator[Scratch
 
 def migrate(url: str) -> None:
     """Bring a fresh database to the head revision, as ``casino db-upgrade`` does."""
-    from casino.db.migrate import upgrade
+    from casino.store.migrate import upgrade
 
     upgrade(url)
 
@@ -112,7 +112,7 @@ class PrivateCluster:
     """
 
     def __init__(self) -> None:
-        from bench.harness.server import free_port
+        from harness.server import free_port
 
         self.port = free_port()
         self.directory = Path(tempfile.mkdtemp(prefix="casino-pg-"))

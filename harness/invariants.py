@@ -15,10 +15,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bench.harness import pg
-from bench.harness.load import ClientLedger, Player
+from harness import pg
+from harness.load import ClientLedger, Player
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
 @dataclass

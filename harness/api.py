@@ -10,7 +10,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from bench.harness.http import Reply, request
+from harness.http import Reply, request
 
 PREFIX = "/api/v1"
 

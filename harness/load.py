@@ -25,8 +25,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench.harness import api
-from bench.harness.http import Reply, http_status_ok
+from harness import api
+from harness.http import Reply, http_status_ok
 
 
 def retryable(reply: Reply) -> bool:

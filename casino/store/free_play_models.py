@@ -14,8 +14,8 @@ from typing import Any
 from sqlalchemy import JSON, CheckConstraint, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
-from casino.db.base import Base
-from casino.db.models import UTCDateTime
+from casino.store.base import Base
+from casino.store.models import UTCDateTime
 
 IN_PROGRESS = "in_progress"
 AWAITING_DECISION = "awaiting_decision"

@@ -12,9 +12,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from bench.harness import pg
-from bench.harness.load import http_ready
-from bench.harness.server import GunicornInstance
+from harness import pg
+from harness.load import http_ready
+from harness.server import GunicornInstance
 
 
 @dataclass
