@@ -8,7 +8,9 @@ no side effects and tests can build apps with different environments in one proc
 from __future__ import annotations
 
 import os
+import secrets
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, ClassVar
 
 MIB = 1024 * 1024
@@ -24,10 +26,42 @@ def _split_tokens(raw: str | None) -> list[str]:
 
 def _database_url(environ: Mapping[str, str]) -> str:
     """The data layer's reading of the environment: DATABASE_URL (driver made explicit) or
-    the development SQLite file instance/casino.store."""
+    the development SQLite file instance/casino.db."""
     from casino.store import database_url
 
     return database_url(dict(environ))
+
+
+def _signing_key(environ: Mapping[str, str]) -> str | None:
+    """The checkpoint signing key's text (64 hex digits or PEM): ``CASINO_SIGNING_KEY``, or
+    the file named by ``CASINO_SIGNING_KEY_FILE``."""
+    text = environ.get("CASINO_SIGNING_KEY", "").strip()
+    if text:
+        return text
+    path = environ.get("CASINO_SIGNING_KEY_FILE", "").strip()
+    if path:
+        try:
+            return Path(path).read_text().strip()
+        except OSError as error:
+            raise ConfigError(f"CASINO_SIGNING_KEY_FILE cannot be read: {error}") from None
+    return None
+
+
+#: Development signs checkpoints with a key of its own, made on first use and kept here.
+DEV_SIGNING_KEY_FILE = Path("instance") / "signing-key"
+# Tests without a key sign with one made for this process.
+_PROCESS_KEY = secrets.token_bytes(32).hex()
+
+
+def _development_key() -> str:
+    path = (Path.cwd() / DEV_SIGNING_KEY_FILE).resolve()
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # An Ed25519 private key is any 32 random bytes; written readable by the owner only.
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(descriptor, "w") as handle:
+            handle.write(secrets.token_bytes(32).hex() + "\n")
+    return path.read_text().strip()
 
 
 class BaseConfig:
@@ -66,10 +100,24 @@ class BaseConfig:
 
     LOG_LEVEL = "INFO"
 
+    # Ed25519 key that signs ledger checkpoints (casino.ledger.checkpoints), and the public
+    # keys of earlier signing keys whose checkpoints the audit still trusts.
+    SIGNING_KEY: str | None = None
+    TRUSTED_SIGNING_KEYS: list[str] = []
+    # Seconds between two runs of the sealer that ``casino serve`` starts (0: none).
+    SEAL_EVERY_SECONDS = 5.0
+
     @classmethod
     def load(cls, environ: Mapping[str, str]) -> dict[str, Any]:
         """Settings read from the environment at app creation, layered over the class."""
         settings: dict[str, Any] = {}
+        key = _signing_key(environ)
+        if key:
+            settings["SIGNING_KEY"] = key
+        if environ.get("CASINO_TRUSTED_SIGNING_KEYS", "").strip():
+            settings["TRUSTED_SIGNING_KEYS"] = _split_tokens(environ["CASINO_TRUSTED_SIGNING_KEYS"])
+        if environ.get("CASINO_SEAL_EVERY_SECONDS", "").strip():
+            settings["SEAL_EVERY_SECONDS"] = float(environ["CASINO_SEAL_EVERY_SECONDS"])
         if environ.get("DATABASE_URL", "").strip():
             settings["DATABASE_URL"] = _database_url(environ)
         if "CASINO_OPERATOR_TOKENS" in environ:
@@ -93,6 +141,8 @@ class DevelopmentConfig(BaseConfig):
     def load(cls, environ: Mapping[str, str]) -> dict[str, Any]:
         settings = super().load(environ)
         settings.setdefault("DATABASE_URL", _database_url(environ))
+        if not settings.get("SIGNING_KEY"):
+            settings["SIGNING_KEY"] = _development_key()
         return settings
 
 
@@ -112,6 +162,7 @@ class TestingConfig(BaseConfig):
         url = cls.DATABASE_URL or environ.get("CASINO_TEST_DATABASE_URL")
         if url:
             settings["DATABASE_URL"] = url
+        settings.setdefault("SIGNING_KEY", _PROCESS_KEY)
         return settings
 
 
@@ -126,6 +177,11 @@ class ProductionConfig(BaseConfig):
                 "DATABASE_URL is required in production "
                 "(e.g. postgresql+psycopg://user:password@host:5432/casino)"
             )
+        if not settings.get("SIGNING_KEY"):
+            raise ConfigError(
+                "a checkpoint signing key is required in production: CASINO_SIGNING_KEY "
+                "(64 hex digits or an Ed25519 PEM) or CASINO_SIGNING_KEY_FILE"
+            )
         return settings
 
 
@@ -134,6 +190,18 @@ CONFIGS: dict[str, type[BaseConfig]] = {
     "testing": TestingConfig,
     "production": ProductionConfig,
 }
+
+
+def settings(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """Every setting of the configuration ``CASINO_ENV`` names, as the app would see them
+    (for commands that run without the app)."""
+    env = os.environ if environ is None else environ
+    cls = resolve(None, env)
+    values = {name: getattr(cls, name) for name in dir(cls) if name.isupper()}
+    load = getattr(cls, "load", None)
+    if callable(load):
+        values.update(load(env))
+    return values
 
 
 def resolve(config: str | type | None, environ: Mapping[str, str] | None = None) -> type:

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness import pg
 from harness.load import ClientLedger, Player
+from harness.sealer import casino_command
+from harness.server import HARNESS_SIGNING_KEY
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -32,11 +33,25 @@ class AuditResult:
 
 
 def run_audit(database_url: str, timeout: float = 300.0) -> AuditResult:
-    executable = Path(sys.executable).with_name("casino")
-    command = [str(executable)] if executable.exists() else [sys.executable, "-m", "casino.cli"]
-    env = dict(os.environ, DATABASE_URL=database_url)
+    """Seal what the run left unsealed (as the sealer would next), then ``casino audit``."""
+    env = dict(
+        os.environ,
+        DATABASE_URL=database_url,
+        CASINO_ENV="production",
+        CASINO_SIGNING_KEY=HARNESS_SIGNING_KEY,
+    )
+    sealed = subprocess.run(
+        [*casino_command(), "seal"],
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    if sealed.returncode:
+        return AuditResult(sealed.returncode, (sealed.stdout + sealed.stderr).strip())
     done = subprocess.run(
-        [*command, "audit"],
+        [*casino_command(), "audit"],
         cwd=REPO_ROOT,
         env=env,
         capture_output=True,
@@ -131,15 +146,16 @@ def check_ledger_sql(url: str, report: InvariantReport) -> None:
     )
     if orphans[0]:
         report.fail(f"{orphans[0]} game transactions have no round")
+    # One transaction opens each round: a bet settled at once, or the stake of a tie.
     stakes = _rows(
         url,
         """
         SELECT r.id, count(t.id) FROM rounds r
-        LEFT JOIN ledger_transactions t ON t.round_id = r.id AND t.kind = 'stake'
+        LEFT JOIN ledger_transactions t ON t.round_id = r.id AND t.kind IN ('bet', 'stake')
         GROUP BY r.id HAVING count(t.id) <> 1""",
     )
     for rid, count in stakes[:10]:
-        report.fail(f"round {rid} has {count} stake transactions")
+        report.fail(f"round {rid} has {count} opening transactions")
     foreign = _rows(
         url,
         """

@@ -18,6 +18,7 @@ from harness.cpu import CpuMeter, pids_running
 from harness.faults import FaultEvent, FaultPlan
 from harness.invariants import InvariantReport, check_all
 from harness.load import LoadConfig, LoadRun, Stats, http_ready, percentile
+from harness.sealer import SealerProcess
 from harness.server import GunicornInstance
 
 
@@ -35,6 +36,9 @@ class Scenario:
     postgres: str = "private"
     check: bool = True
     warmup: float = 0.0  # seconds of the same load before the measured run (bench)
+    # Ledger sealers running beside the load, as on two hosts (0: none), and their period.
+    sealers: int = 2
+    seal_every: float = 1.0
 
 
 @dataclass
@@ -48,8 +52,10 @@ class ScenarioResult:
     report: InvariantReport | None
     server_logs: list[str]
     #: CPU seconds spent during the measured run by: "gunicorn" (masters and workers),
-    #: "postgres" (every server process on the machine), "client" (this process).
+    #: "postgres" (every server process on the machine), "client" (this process), "sealer".
     cpu_seconds: dict[str, float] = field(default_factory=dict)
+    #: Checkpoints the sealers made during the run (before the final seal of the checks).
+    checkpoints_during_run: int = 0
 
     def cpu_ms_per_settled(self, group: str) -> float:
         settled = self.run.stats.settled
@@ -92,6 +98,11 @@ class ScenarioResult:
             lines.append(
                 f"  fault at {event.at:.1f}s: {event.kind} ({event.detail}), "
                 f"whole again after {rec}"
+            )
+        if self.scenario.sealers:
+            lines.append(
+                f"  sealers: {self.scenario.sealers}, {self.checkpoints_during_run} "
+                "checkpoint(s) made during the load"
             )
         if self.recovery_seconds is not None:
             lines.append(
@@ -138,6 +149,12 @@ def run_scenario(scenario: Scenario, log: Callable[[str], None] = print) -> Scen
             operator_token=operator_token,
             **scenario.load,
         )
+        sealers = []
+        for _ in range(scenario.sealers):
+            sealer = SealerProcess(db.url, every=scenario.seal_every)
+            stack.callback(sealer.stop)
+            sealer.start()
+            sealers.append(sealer)
         run = LoadRun(config)
         log(
             f"[{scenario.name}] database {db.name}, instances on ports "
@@ -168,6 +185,7 @@ def run_scenario(scenario: Scenario, log: Callable[[str], None] = print) -> Scen
                 ],
                 "postgres": lambda: pids_running("postgres"),
                 "client": lambda: [os.getpid()],
+                "sealer": lambda: [s.process.pid for s in sealers if s.process is not None],
             }
         )
         meter.start()
@@ -186,6 +204,13 @@ def run_scenario(scenario: Scenario, log: Callable[[str], None] = print) -> Scen
                 )
         if not alive:
             raise RuntimeError("every gunicorn instance exited:\n" + instances[0].log_tail(30))
+        for sealer in sealers:
+            if not sealer.alive:
+                run.stats.violation(f"a sealer exited during the run:\n{sealer.log_tail()}")
+            sealer.stop()
+        checkpoints = sum(sealer.checkpoints_made() for sealer in sealers)
+        if sealers and checkpoints == 0 and run.stats.settled:
+            run.stats.violation("the sealers made no checkpoint during the run")
         config.base_urls = [i.base_url for i in alive]
         recovery = http_ready(config.base_urls, timeout=60)
         run.reconcile()
@@ -200,6 +225,15 @@ def run_scenario(scenario: Scenario, log: Callable[[str], None] = print) -> Scen
             report = check_all(db.url, run.ledger, run.players, balances)
         logs = [i.log_tail(40) for i in instances]
         return ScenarioResult(
-            scenario, run, elapsed, plan.events, plan.errors, recovery, report, logs, cpu
+            scenario,
+            run,
+            elapsed,
+            plan.events,
+            plan.errors,
+            recovery,
+            report,
+            logs,
+            cpu,
+            checkpoints,
         )
     raise AssertionError("unreachable")

@@ -62,6 +62,10 @@ def http_status(url: str, timeout: float = 2.0) -> int | None:
         return None
 
 
+#: The checkpoint signing key of the harness's servers (any 32 bytes are an Ed25519 key).
+HARNESS_SIGNING_KEY = "5e" * 32
+
+
 @dataclass
 class GunicornInstance:
     database_url: str
@@ -89,6 +93,8 @@ class GunicornInstance:
             WEB_CONCURRENCY=str(self.workers),
             PYTHONUNBUFFERED="1",
         )
+        # Production refuses to start without a checkpoint signing key.
+        env.setdefault("CASINO_SIGNING_KEY", HARNESS_SIGNING_KEY)
         env.update(self.extra_env)
         return env
 

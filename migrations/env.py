@@ -43,7 +43,20 @@ def run_migrations_online() -> None:
     engine = make_engine(_url(), poolclass=NullPool)
     try:
         with engine.connect() as conn:
+            sqlite = conn.dialect.name == "sqlite"
+            if sqlite:
+                # Batch mode rebuilds SQLite tables (copy, drop, rename); with foreign keys
+                # enforced, dropping a referenced table would fail or cascade. The pragma only
+                # works outside a transaction, so it goes to the driver before Alembic begins
+                # one; the references are checked as a whole once the migration is done.
+                conn.connection.driver_connection.execute("PRAGMA foreign_keys = OFF")
             _run(conn)
+            if sqlite:
+                broken = conn.connection.driver_connection.execute(
+                    "PRAGMA foreign_key_check"
+                ).fetchall()
+                if broken:
+                    raise RuntimeError(f"the migration broke foreign keys: {broken[:5]}")
     finally:
         engine.dispose()
 

@@ -3,33 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TypeVar
 
 from flask import Flask, current_app, g
-from sqlalchemy import Engine, text
 from sqlalchemy.exc import DBAPIError
-from sqlalchemy.orm import Session, sessionmaker
 
-from casino.service.uow import UnitOfWork
-from casino.store.session import make_engine, make_session_factory
+from casino.store.database import Database
+from casino.store.uow import UnitOfWork
 
 EXTENSION_KEY = "casino.database"
 _REQUEST_UOW = "_casino_uow"
 T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class Database:
-    engine: Engine
-    session_factory: sessionmaker[Session]
-
-    def ping(self) -> None:
-        def once() -> None:
-            with self.engine.connect() as connection:
-                connection.execute(text("SELECT 1"))
-
-        retry_on_disconnect(once, reset=lambda: None)
 
 
 def init_app(app: Flask) -> Database:
@@ -38,12 +22,15 @@ def init_app(app: Flask) -> Database:
         from config import ConfigError
 
         raise ConfigError("DATABASE_URL is not set for this configuration")
-    # hide_parameters: SQL errors must not print bound values (token hashes, seeds).
-    engine = make_engine(url, hide_parameters=True)
-    database = Database(engine=engine, session_factory=make_session_factory(engine))
+    database = Database.open(url)
     app.extensions[EXTENSION_KEY] = database
     app.teardown_request(close_request_uow)
     return database
+
+
+def ping() -> None:
+    """The database answers (once more on a fresh connection if the pooled one was dead)."""
+    retry_on_disconnect(database().ping, reset=lambda: None)
 
 
 def database() -> Database:
@@ -53,7 +40,7 @@ def database() -> Database:
 
 def unit_of_work() -> UnitOfWork:
     """A fresh, not yet entered unit of work on the app's database."""
-    return UnitOfWork(database().session_factory)
+    return database().unit_of_work()
 
 
 def request_uow() -> UnitOfWork:

@@ -26,8 +26,8 @@ from casino.api.idempotency_key import HEADER, well_formed
 from casino.api.json_body import request_json
 from casino.api.openapi import add_doc, error_responses
 from casino.service import idempotency as service_idempotency
-from casino.service.uow import UnitOfWork
 from casino.service.views import StoredResponse
+from casino.store.uow import UnitOfWork
 
 F = TypeVar("F", bound=Callable[..., Any])
 

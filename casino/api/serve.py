@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from typing import Any
 
 from flask import Flask
@@ -25,15 +27,43 @@ class _Server(BaseApplication):
         return create_app(self._config)
 
 
+class _Sealer:
+    """``casino seal --every N`` beside the web workers, started and stopped with gunicorn's
+    master (and ending by itself should the master die first)."""
+
+    def __init__(self, every: float) -> None:
+        self.every = every
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self, _server: Any) -> None:
+        if self.every > 0:
+            command = "from casino.cli import main; main()"
+            every, parent = str(self.every), str(os.getpid())
+            self.process = subprocess.Popen(
+                [sys.executable, "-c", command, "seal", "--every", every, "--while-parent", parent]
+            )
+
+    def stop(self, _server: Any) -> None:
+        if self.process is not None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+
+
 def serve(
     host: str = "127.0.0.1",
     port: int = 8000,
     *,
     workers: int | None = None,
     config: str | type | None = None,
+    seal_every: float = 0,
 ) -> None:
-    """Serve until interrupted. Workers default to WEB_CONCURRENCY, else 2."""
+    """Serve until interrupted. Workers default to WEB_CONCURRENCY, else 2. With
+    ``seal_every`` > 0 the ledger sealer runs beside the workers."""
     count = workers or int(os.environ.get("WEB_CONCURRENCY", "2"))
+    sealer = _Sealer(seal_every)
     options = {
         "bind": f"{host}:{port}",
         "workers": count,
@@ -41,5 +71,7 @@ def serve(
         "errorlog": "-",
         # The app is built in each worker so no database connection crosses a fork.
         "preload_app": False,
+        "on_starting": sealer.start,
+        "on_exit": sealer.stop,
     }
     _Server(options, config).run()

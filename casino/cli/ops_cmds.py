@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import click
 
 if TYPE_CHECKING:
-    from casino.service.uow import UnitOfWork
+    from casino.store.uow import UnitOfWork
 
 _DURATION = re.compile(r"(\d+)\s*([smhdw])")
 _UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
@@ -40,8 +40,8 @@ def _url(url: str | None) -> str:
 
 @contextmanager
 def _unit_of_work(url: str | None) -> Iterator[UnitOfWork]:
-    from casino.service.uow import UnitOfWork
     from casino.store.session import make_engine, make_session_factory
+    from casino.store.uow import UnitOfWork
 
     engine = make_engine(_url(url))
     try:
@@ -55,7 +55,7 @@ _db_option = click.option(
     "--database-url",
     "url",
     default=None,
-    help="Database URL (default: env DATABASE_URL, else sqlite:///instance/casino.store).",
+    help="Database URL (default: env DATABASE_URL, else sqlite:///instance/casino.db).",
 )
 
 
@@ -148,17 +148,87 @@ def revoke_operator_token(url: str | None, token_id: int) -> None:
     click.echo(f"revoked operator token {revoked.id} ({revoked.name})")
 
 
+def _signing_settings() -> tuple[str | None, list[str]]:
+    """The checkpoint signing key and the other trusted public keys, as the app reads them."""
+    import config
+
+    try:
+        values = config.settings()
+    except config.ConfigError as error:
+        raise click.ClickException(str(error)) from None
+    return values.get("SIGNING_KEY"), list(values.get("TRUSTED_SIGNING_KEYS") or [])
+
+
 @click.command("audit")
 @_db_option
 def audit(url: str | None) -> None:
-    """Check the ledger and replay every round; exit 1 on any mismatch."""
-    from casino.ledger.audit import format_report, run_audit
+    """Check every invariant of the ledger (docs/ledger.md), its wallet chains and signed
+    checkpoints, and replay every round; exit 1 on any mismatch."""
+    from casino.ledger.audit import format_report
+    from casino.service.audit import run_audit
+    from casino.service.sealing import trusted_keys
 
+    key, others = _signing_settings()
     with _unit_of_work(url) as uow:
-        report = run_audit(uow.session)
+        report = run_audit(uow, trusted_keys(key, others))
     click.echo(format_report(report))
     if not report.ok:
         sys.exit(1)
+
+
+@click.command("seal")
+@_db_option
+@click.option(
+    "--every",
+    "every",
+    default=None,
+    type=float,
+    help="Keep sealing, this many seconds apart (default: seal once and exit).",
+)
+@click.option("--while-parent", "parent", default=None, type=int, hidden=True)
+def seal(url: str | None, every: float | None, parent: int | None) -> None:
+    """Seal every committed ledger transaction into signed checkpoints. Idempotent; safe to
+    run from several hosts at once."""
+    import os
+    import time
+
+    from sqlalchemy.exc import DBAPIError
+
+    from casino.ledger.checkpoints import SigningKey
+    from casino.service.sealing import seal_pending
+    from casino.store.database import Database
+
+    text, _ = _signing_settings()
+    if not text:
+        raise click.ClickException("no signing key: set CASINO_SIGNING_KEY")
+    key = SigningKey.parse(text)
+    database = Database.open(_url(url))
+    try:
+        while True:
+            try:
+                with database.unit_of_work() as uow:
+                    made = seal_pending(uow, key)
+                    uow.commit()
+            except DBAPIError as error:
+                if every is None:
+                    raise click.ClickException(f"the database failed: {error.orig}") from None
+                # A scheduled sealer outlives database restarts: the next run seals it all.
+                click.echo(f"seal failed, retrying in {every:g}s: {error.orig}", err=True)
+                made = []
+            for checkpoint in made:
+                click.echo(
+                    f"checkpoint {checkpoint.seq}: {checkpoint.tx_count} transaction(s), "
+                    f"{checkpoint.total_count} in all, root {checkpoint.root[:16]}",
+                )
+            if every is None:
+                if not made:
+                    click.echo("nothing new to seal")
+                return
+            if parent is not None and os.getppid() != parent:
+                return  # the server that started this sealer is gone
+            time.sleep(max(every, 0.1))
+    finally:
+        database.dispose()
 
 
 @click.command("resolve-stale")
@@ -215,11 +285,24 @@ def purge_free_play(url: str | None, older_than: str) -> None:
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, show_default=True, type=int)
 @click.option("--workers", default=None, type=int, help="Default: WEB_CONCURRENCY, else 2.")
-def serve(host: str, port: int, workers: int | None) -> None:
-    """Serve the API with gunicorn (configuration from CASINO_ENV, default development)."""
+@click.option(
+    "--seal-every",
+    "seal_every",
+    default=None,
+    type=float,
+    help="Seconds between ledger seals by a sealer beside the workers (0: none; default "
+    "CASINO_SEAL_EVERY_SECONDS, else 5).",
+)
+def serve(host: str, port: int, workers: int | None, seal_every: float | None) -> None:
+    """Serve the API with gunicorn (configuration from CASINO_ENV, default development),
+    with the ledger sealer running beside it."""
     from casino.api.serve import serve as run
 
-    run(host, port, workers=workers)
+    if seal_every is None:
+        import config
+
+        seal_every = float(config.settings().get("SEAL_EVERY_SECONDS") or 0)
+    run(host, port, workers=workers, seal_every=seal_every)
 
 
 def _safe(url: str) -> str:
@@ -238,6 +321,7 @@ def register(group: click.Group) -> None:
         list_operator_tokens,
         revoke_operator_token,
         audit,
+        seal,
         resolve_stale,
         purge_idempotency,
         purge_free_play,

@@ -520,3 +520,21 @@ class CasinoWarRound:
             )
             self._result = result
         return result
+
+
+def replay_round(
+    rules: TableRules,
+    server_seed: bytes,
+    client_seed: str,
+    nonce: int,
+    ante: int,
+    tie_bet: int,
+    decision: Decision | None = None,
+) -> CasinoWarRound:
+    """A stored round re-dealt from its seeds and played to where it stands: the decision use
+    case plays on from it, and the audit compares it with what was recorded."""
+    deal = deal_casino_war(server_seed, client_seed, nonce, rules.decks)
+    game = CasinoWarRound.start(rules, deal, ante, tie_bet)
+    if decision is not None:
+        game.decide(decision)
+    return game

@@ -1,47 +1,111 @@
-"""The ledger audit: invariants of the books and a replay of every settled round.
+"""The ledger audit: every invariant of docs/ledger.md, checked from the rows alone.
 
-Checks (each reported separately):
-- ``transactions_balanced``: every transaction has >= 2 non-zero postings summing to zero, all
-  in accounts of the transaction's currency;
-- ``currencies_balanced``: per currency, all postings and all balances sum to zero;
-- ``balances_match_postings``: each account's cached balance = the sum of its postings;
-- ``no_negative_wallet``;
-- ``in_play_matches_open_stakes``: per currency, in-play = the antes of rounds awaiting a
-  decision, and each round's in-play postings net to its open stake;
-- ``hash_chain``: chain positions (``seq``) gapless from 1, each prev_hash = the previous
-  hash, each hash recomputed from the stored rows, and the chain head (count, last id, last
-  hash) matches the last row — so an edited row, a deleted row and a deleted last row are all
-  caught;
-- ``rounds_replay``: every round re-dealt from its seeds and re-played through the engine;
-  cards, decision, bets, payouts and net must match the round row, and its wallet postings
-  must add up to its net and its stake/raise transactions to its bets.
+The store reads the books (casino.store.books) in one consistent snapshot; everything here is
+pure and needs no database. Checks, each reported on its own:
+
+- ``transactions_balanced``: each transaction has >= 2 non-zero postings summing to zero, to
+  known accounts of its currency, exactly one of which is its own player's wallet;
+- ``currencies_balanced``: per currency, all postings sum to zero;
+- ``balances_match_postings``: each wallet's balance is the sum of its postings, each
+  transaction's ``wallet_balance_after`` is the running sum along its wallet's chain, and
+  each checkpoint's balances of the shared accounts are the sums of their postings sealed
+  so far;
+- ``no_negative_wallet``: no wallet balance, now or after any transaction, is below zero;
+- ``in_play_matches_open_stakes``: per currency, the in-play account (the sum of its
+  postings) holds exactly the antes of the rounds awaiting a decision;
+- ``wallet_chains``: each wallet's chain is gapless from 1, every link points at its
+  predecessor and hashes its row and postings, and the wallet's head is its last link;
+- ``checkpoints``: the checkpoints chain from 1, their commit ranges follow one another,
+  each is signed by a trusted key over its recomputed hash, the transactions in its range are
+  exactly the ones it counted and hashed into its Merkle root, and in every wallet's chain
+  the sealed transactions come before the unsealed ones;
+- ``rounds_replay``: every round re-dealt from its seeds and re-played through the engine
+  (``replay_round``): cards, decision, bets, payouts and net must match the round, and its
+  transactions must take its stakes and pay its payouts.
 """
 
 from __future__ import annotations
 
+import bisect
 from collections import defaultdict
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import func, select
-from sqlalchemy.orm import Session
-
-from casino.engine.casino_war import CasinoWarRound, Decision, TableRules, deal_casino_war
+from casino.engine.casino_war import Decision, RoundStatus, TableRules, replay_round
 from casino.engine.errors import EngineError
 from casino.ledger.accounts import IN_PLAY, WALLET
 from casino.ledger.chain import GENESIS_HASH, content_digest, link_hash
-from casino.store.models import (
-    AWAITING_DECISION,
-    SETTLED,
-    Account,
-    ChainHead,
-    LedgerTransaction,
-    Posting,
-    Round,
-    ServerSeed,
-)
+from casino.ledger.checkpoints import Checkpoint, VerifyingKey, recomputed_hash
+from casino.ledger.merkle import merkle_root, transaction_leaf
 
 MAX_DETAILS = 10
+AWAITING_DECISION = RoundStatus.AWAITING_DECISION.value
+SETTLED = RoundStatus.SETTLED.value
+
+
+@dataclass(frozen=True)
+class AccountRow:
+    id: int
+    key: str
+    kind: str
+    currency: str
+    player_id: str | None
+    balance: int | None
+    chain_length: int
+    chain_hash: str
+
+
+@dataclass(frozen=True)
+class TransactionRow:
+    id: int
+    kind: str
+    currency: str
+    player_id: str
+    wallet_id: int
+    round_id: str | None
+    reference: str | None
+    wallet_balance_after: int
+    created_at: Any
+    wallet_seq: int
+    prev_hash: str
+    hash: str
+    commit_seq: int
+    postings: list[tuple[int, int, int]] = field(default_factory=list)  # leg, account, amount
+
+
+@dataclass(frozen=True)
+class RoundRowForAudit:
+    id: str
+    player_id: str
+    currency: str
+    rules: Mapping[str, Any]
+    status: str
+    server_seed: bytes
+    client_seed: str
+    nonce: int
+    ante: int
+    tie_bet: int
+    raise_amount: int
+    player_card: str
+    dealer_card: str
+    war: Mapping[str, Any] | None
+    decision: str | None
+    ante_payout: int
+    tie_bet_payout: int
+    raise_payout: int
+    net: int
+
+
+@dataclass
+class Books:
+    accounts: dict[int, AccountRow]
+    transactions: list[TransactionRow]
+    checkpoints: list[Checkpoint]
+    rounds: Iterable[RoundRowForAudit]
+    open_stakes: dict[str, int] = field(default_factory=dict)  # currency -> antes in play
+    rounds_complete: bool = True  # False when ``rounds`` is only the recent ones
+    orphan_postings: list[int] = field(default_factory=list)  # tx ids with no transaction
 
 
 @dataclass(frozen=True)
@@ -49,12 +113,19 @@ class CheckResult:
     name: str
     ok: bool
     detail: str
+    failures: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "ok": self.ok, "detail": self.detail, "failures": self.failures}
 
 
 @dataclass(frozen=True)
 class AuditReport:
     ok: bool
     checks: list[CheckResult]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"ok": self.ok, "checks": [check.to_dict() for check in self.checks]}
 
 
 class _Problems:
@@ -71,133 +142,153 @@ class _Problems:
         if not self.count:
             return CheckResult(name, True, ok_detail)
         more = f" (+{self.count - len(self.items)} more)" if self.count > len(self.items) else ""
-        return CheckResult(name, False, "; ".join(self.items) + more)
+        return CheckResult(name, False, "; ".join(self.items) + more, self.count)
 
 
-@dataclass
-class _Books:
-    """Everything the checks need, read once in one consistent snapshot."""
-
-    accounts: dict[int, tuple[str, str, str | None, int]]  # id -> kind, currency, player, bal
-    keys: dict[int, str]  # account id -> key
-    transactions: list[LedgerTransaction]  # in chain order
-    postings: dict[int, list[tuple[int, int, int]]]  # tx id -> [(leg, account, amount)]
+# --- the books -------------------------------------------------------------------------
 
 
-def _load(session: Session) -> _Books:
-    accounts = {}
-    keys = {}
-    for row in session.execute(
-        select(
-            Account.id,
-            Account.key,
-            Account.kind,
-            Account.currency,
-            Account.player_id,
-            Account.balance,
-        )
-    ):
-        accounts[row.id] = (row.kind, row.currency, row.player_id, int(row.balance))
-        keys[row.id] = row.key
-    transactions = list(session.scalars(select(LedgerTransaction).order_by(LedgerTransaction.seq)))
-    postings: dict[int, list[tuple[int, int, int]]] = defaultdict(list)
-    for tx_id, leg, account_id, amount in session.execute(
-        select(Posting.transaction_id, Posting.leg, Posting.account_id, Posting.amount).order_by(
-            Posting.transaction_id, Posting.leg
-        )
-    ):
-        postings[int(tx_id)].append((int(leg), int(account_id), int(amount)))
-    return _Books(accounts, keys, transactions, postings)
-
-
-def _check_transactions(books: _Books) -> CheckResult:
+def _check_transactions(books: Books) -> CheckResult:
     problems = _Problems()
-    known = {tx.id for tx in books.transactions}
     for tx in books.transactions:
-        legs = books.postings.get(tx.id, [])
+        legs = tx.postings
         if len(legs) < 2:
             problems.add(f"transaction {tx.id} has {len(legs)} posting(s)")
-        if sum(amount for _, _, amount in legs) != 0:
-            problems.add(f"transaction {tx.id} postings sum to {sum(a for _, _, a in legs)}")
+        total = sum(amount for _, _, amount in legs)
+        if total != 0:
+            problems.add(f"transaction {tx.id} postings sum to {total}")
+        wallets = set()
         for leg, account_id, amount in legs:
             if amount == 0:
                 problems.add(f"transaction {tx.id} leg {leg} is zero")
             account = books.accounts.get(account_id)
-            if account is None or account[1] != tx.currency:
+            if account is None:
+                problems.add(f"transaction {tx.id} leg {leg} posts to unknown account {account_id}")
+                continue
+            if account.currency != tx.currency:
                 problems.add(f"transaction {tx.id} leg {leg} posts to a foreign account")
-    for tx_id in books.postings.keys() - known:
+            if account.kind == WALLET:
+                wallets.add(account_id)
+        wallet = books.accounts.get(tx.wallet_id)
+        if wallets != {tx.wallet_id} or wallet is None or wallet.player_id != tx.player_id:
+            problems.add(f"transaction {tx.id} does not move exactly its player's wallet")
+    for tx_id in books.orphan_postings:
         problems.add(f"postings of missing transaction {tx_id}")
     return problems.result(
         "transactions_balanced", f"{len(books.transactions)} transactions, each sums to zero"
     )
 
 
-def _posting_sums(books: _Books) -> dict[int, int]:
+def _posting_sums(books: Books) -> dict[int, int]:
     sums: dict[int, int] = defaultdict(int)
-    for legs in books.postings.values():
-        for _, account_id, amount in legs:
+    for tx in books.transactions:
+        for _, account_id, amount in tx.postings:
             sums[account_id] += amount
     return sums
 
 
-def _check_currencies(books: _Books, sums: dict[int, int]) -> CheckResult:
+def _check_currencies(books: Books, sums: Mapping[int, int]) -> CheckResult:
     problems = _Problems()
-    by_currency_postings: dict[str, int] = defaultdict(int)
-    by_currency_balances: dict[str, int] = defaultdict(int)
-    for account_id, (_, currency, _, balance) in books.accounts.items():
-        by_currency_postings[currency] += sums.get(account_id, 0)
-        by_currency_balances[currency] += balance
-    for currency in sorted(by_currency_balances):
-        if by_currency_postings[currency]:
-            problems.add(f"{currency} postings sum to {by_currency_postings[currency]}")
-        if by_currency_balances[currency]:
-            problems.add(f"{currency} balances sum to {by_currency_balances[currency]}")
-    names = ", ".join(sorted(by_currency_balances)) or "none"
+    by_currency: dict[str, int] = defaultdict(int)
+    for account in books.accounts.values():
+        by_currency[account.currency] += sums.get(account.id, 0)
+    for currency in sorted(by_currency):
+        if by_currency[currency]:
+            problems.add(f"{currency} postings sum to {by_currency[currency]}")
+    names = ", ".join(sorted(by_currency)) or "none"
     return problems.result("currencies_balanced", f"currencies {names} each sum to zero")
 
 
-def _check_balances(books: _Books, sums: dict[int, int]) -> CheckResult:
+def _wallet_chains(books: Books) -> dict[int, list[TransactionRow]]:
+    chains: dict[int, list[TransactionRow]] = defaultdict(list)
+    for tx in books.transactions:
+        chains[tx.wallet_id].append(tx)
+    for chain in chains.values():
+        chain.sort(key=lambda tx: tx.wallet_seq)
+    return chains
+
+
+def _wallet_delta(tx: TransactionRow) -> int:
+    return sum(amount for _, account_id, amount in tx.postings if account_id == tx.wallet_id)
+
+
+def _check_balances(
+    books: Books, sums: Mapping[int, int], chains: Mapping[int, list[TransactionRow]]
+) -> CheckResult:
     problems = _Problems()
-    for account_id, (kind, currency, player, balance) in sorted(books.accounts.items()):
-        if balance != sums.get(account_id, 0):
-            owner = f"{kind}:{player}" if player else kind
+    wallets = 0
+    for account in sorted(books.accounts.values(), key=lambda a: a.id):
+        if account.kind != WALLET:
+            continue
+        wallets += 1
+        if account.balance != sums.get(account.id, 0):
             problems.add(
-                f"account {account_id} ({owner} {currency}) balance {balance} != postings "
-                f"{sums.get(account_id, 0)}"
+                f"wallet {account.id} ({account.player_id} {account.currency}) balance "
+                f"{account.balance} != postings {sums.get(account.id, 0)}"
+            )
+        running = 0
+        for tx in chains.get(account.id, []):
+            running += _wallet_delta(tx)
+            if tx.wallet_balance_after != running:
+                problems.add(
+                    f"transaction {tx.id} says the wallet held {tx.wallet_balance_after} after "
+                    f"it, its postings say {running}"
+                )
+                running = tx.wallet_balance_after
+    # The shared accounts' balances rolled up by each checkpoint.
+    by_seq = sorted(books.transactions, key=lambda tx: tx.commit_seq)
+    commit_seqs = [tx.commit_seq for tx in by_seq]
+    keys = {account.id: account.key for account in books.accounts.values()}
+    kinds = {account.id: account.kind for account in books.accounts.values()}
+    rolled: dict[str, int] = defaultdict(int)
+    done = 0
+    for checkpoint in books.checkpoints:
+        end = bisect.bisect_left(commit_seqs, checkpoint.commit_to)
+        for tx in by_seq[done:end]:
+            for _, account_id, amount in tx.postings:
+                if kinds.get(account_id, WALLET) != WALLET:
+                    rolled[keys[account_id]] += amount
+        done = max(done, end)
+        expected = {key: value for key, value in rolled.items() if value}
+        recorded = {key: value for key, value in checkpoint.balances.items() if value}
+        if expected != recorded:
+            problems.add(
+                f"checkpoint {checkpoint.seq} records balances {recorded}, "
+                f"the postings it sealed give {expected}"
             )
     return problems.result(
-        "balances_match_postings", f"{len(books.accounts)} accounts match their postings"
+        "balances_match_postings",
+        f"{wallets} wallets and {len(books.checkpoints)} checkpoints match their postings",
     )
 
 
-def _check_wallets(books: _Books) -> CheckResult:
+def _check_wallets(books: Books) -> CheckResult:
     problems = _Problems()
     wallets = 0
-    for account_id, (kind, currency, player, balance) in books.accounts.items():
-        if kind == WALLET:
+    for account in books.accounts.values():
+        if account.kind == WALLET:
             wallets += 1
-            if balance < 0:
-                problems.add(f"wallet {account_id} ({player} {currency}) is {balance}")
-    return problems.result("no_negative_wallet", f"{wallets} wallets, none negative")
+            if account.balance is None or account.balance < 0:
+                problems.add(f"wallet {account.id} ({account.player_id}) is {account.balance}")
+    for tx in books.transactions:
+        if tx.wallet_balance_after < 0:
+            problems.add(f"transaction {tx.id} leaves its wallet at {tx.wallet_balance_after}")
+    return problems.result("no_negative_wallet", f"{wallets} wallets, none ever negative")
 
 
-def _check_in_play(session: Session, books: _Books) -> CheckResult:
+def _check_in_play(
+    books: Books, sums: Mapping[int, int], open_stakes: Mapping[str, int]
+) -> CheckResult:
     problems = _Problems()
-    open_stakes: dict[str, int] = defaultdict(int)
-    for currency, ante in session.execute(
-        select(Round.currency, func.coalesce(func.sum(Round.ante), 0))
-        .where(Round.status == AWAITING_DECISION)
-        .group_by(Round.currency)
-    ):
-        open_stakes[currency] += int(ante)
     in_play: dict[str, int] = defaultdict(int)
-    for kind, currency, _, balance in books.accounts.values():
-        if kind == IN_PLAY:
-            in_play[currency] += balance
+    for account in books.accounts.values():
+        if account.kind == IN_PLAY:
+            in_play[account.currency] += sums.get(account.id, 0)
     for currency in sorted(set(open_stakes) | set(in_play)):
-        if in_play[currency] != open_stakes[currency]:
+        if in_play[currency] != open_stakes.get(currency, 0):
             problems.add(
-                f"{currency} in-play {in_play[currency]} != open stakes {open_stakes[currency]}"
+                f"{currency} in-play {in_play[currency]} != open stakes "
+                f"{open_stakes.get(currency, 0)}"
             )
     total = sum(open_stakes.values())
     return problems.result(
@@ -205,107 +296,167 @@ def _check_in_play(session: Session, books: _Books) -> CheckResult:
     )
 
 
-def _check_chain(session: Session, books: _Books) -> CheckResult:
+def transaction_digest(tx: TransactionRow, keys: Mapping[int, str]) -> str:
+    return content_digest(
+        tx_id=tx.id,
+        kind=tx.kind,
+        currency=tx.currency,
+        player_id=tx.player_id,
+        round_id=tx.round_id,
+        reference=tx.reference,
+        wallet_balance_after=tx.wallet_balance_after,
+        created_at=tx.created_at,
+        postings=[
+            (leg, keys.get(account, f"?{account}"), amount) for leg, account, amount in tx.postings
+        ],
+    )
+
+
+def _check_chains(books: Books, chains: Mapping[int, list[TransactionRow]]) -> CheckResult:
     problems = _Problems()
-    prev_hash = GENESIS_HASH
-    expected_seq = 1
-    for tx in books.transactions:
-        if tx.seq != expected_seq:
-            problems.add(f"chain positions jump from {expected_seq - 1} to {tx.seq}")
-            expected_seq = tx.seq
-        if tx.prev_hash != prev_hash:
-            problems.add(f"transaction {tx.id} (#{tx.seq}) does not link to its predecessor")
-        digest = content_digest(
-            tx_id=int(tx.id),
-            kind=tx.kind,
-            currency=tx.currency,
-            player_id=tx.player_id,
-            round_id=tx.round_id,
-            reference=tx.reference,
-            wallet_balance_after=(
-                None if tx.wallet_balance_after is None else int(tx.wallet_balance_after)
-            ),
-            created_at=tx.created_at,
-            postings=[
-                (leg, books.keys.get(account, f"?{account}"), amount)
-                for leg, account, amount in books.postings.get(tx.id, [])
-            ],
-        )
-        if link_hash(tx.prev_hash, int(tx.seq), digest) != tx.hash:
-            problems.add(f"transaction {tx.id} (or its postings) differs from what was hashed")
-        prev_hash = tx.hash
-        expected_seq += 1
-    head = session.get(ChainHead, 1)
-    count = len(books.transactions)
-    last_id = books.transactions[-1].id if books.transactions else 0
-    if head is None:
-        problems.add("the chain head row is missing")
-    else:
-        if head.count != count or head.last_id != last_id:
+    keys = {account.id: account.key for account in books.accounts.values()}
+    linked = 0
+    for account in books.accounts.values():
+        if account.kind != WALLET:
+            if account.chain_length:
+                problems.add(f"shared account {account.key} claims a chain")
+            continue
+        prev_hash = GENESIS_HASH
+        expected_seq = 1
+        for tx in chains.get(account.id, []):
+            linked += 1
+            if tx.wallet_seq != expected_seq:
+                problems.add(
+                    f"wallet {account.id}: chain jumps from {expected_seq - 1} to {tx.wallet_seq}"
+                )
+                expected_seq = tx.wallet_seq
+            if tx.prev_hash != prev_hash:
+                problems.add(f"transaction {tx.id} does not link to its wallet's previous one")
+            if link_hash(tx.prev_hash, tx.wallet_seq, transaction_digest(tx, keys)) != tx.hash:
+                problems.add(f"transaction {tx.id} (or its postings) differs from what was hashed")
+            prev_hash = tx.hash
+            expected_seq += 1
+        if (account.chain_length, account.chain_hash) != (expected_seq - 1, prev_hash):
             problems.add(
-                f"chain head records {head.count} transactions ending with id {head.last_id}, "
-                f"found {count} ending with id {last_id}"
+                f"wallet {account.id}: head says {account.chain_length} links, the chain has "
+                f"{expected_seq - 1} (or its last hash differs)"
             )
-        if head.last_hash != prev_hash:
-            problems.add("chain head hash does not match the last transaction")
-    return problems.result("hash_chain", f"{count} transactions chained, head matches")
+    for wallet_id in chains.keys() - books.accounts.keys():
+        problems.add(f"transactions of unknown wallet {wallet_id}")
+    return problems.result("wallet_chains", f"{linked} transactions chained in their wallets")
 
 
-def _check_rounds(session: Session, books: _Books) -> CheckResult:
+def _check_checkpoints(
+    books: Books, chains: Mapping[int, list[TransactionRow]], trusted: Sequence[VerifyingKey]
+) -> CheckResult:
     problems = _Problems()
-    seeds = {
-        row.id: bytes(row.seed) for row in session.execute(select(ServerSeed.id, ServerSeed.seed))
-    }
-    kinds = {account_id: info[0] for account_id, info in books.accounts.items()}
-    by_round: dict[str, list[LedgerTransaction]] = defaultdict(list)
-    for tx in books.transactions:
-        if tx.round_id is not None:
-            by_round[tx.round_id].append(tx)
-    replayed = 0
-    for row in session.scalars(select(Round).order_by(Round.created_at, Round.id)):
-        replayed += 1
-        try:
-            mismatch = _replay_mismatch(row, seeds[row.server_seed_id])
-        except (EngineError, KeyError, ValueError) as exc:
-            mismatch = f"cannot be replayed: {exc}"
-        if mismatch:
-            problems.add(f"round {row.id}: {mismatch}")
-        money = _money_mismatch(row, by_round.pop(row.id, []), books, kinds)
-        if money:
-            problems.add(f"round {row.id}: {money}")
-    for round_id in by_round:
-        problems.add(f"transactions refer to missing round {round_id}")
-    return problems.result("rounds_replay", f"{replayed} rounds re-dealt and replayed, all match")
+    keys = {key.key_id: key for key in trusted}
+    by_seq = sorted(books.transactions, key=lambda tx: (tx.commit_seq, tx.id))
+    commit_seqs = [tx.commit_seq for tx in by_seq]
+    prev_hash = GENESIS_HASH
+    prev_to: int | None = None
+    total = 0
+    sealed_until = 0
+    for n, checkpoint in enumerate(books.checkpoints, start=1):
+        name = f"checkpoint {checkpoint.seq}"
+        if checkpoint.seq != n:
+            problems.add(f"{name} is not number {n}")
+        if checkpoint.prev_hash != prev_hash:
+            problems.add(f"{name} does not link to the previous checkpoint")
+        if prev_to is not None and checkpoint.commit_from != prev_to:
+            problems.add(f"{name} does not start where the previous one ended")
+        if recomputed_hash(checkpoint) != checkpoint.hash:
+            problems.add(f"{name} was edited after it was sealed")
+        key = keys.get(checkpoint.key_id)
+        if key is None:
+            problems.add(f"{name} is signed by an untrusted key {checkpoint.key_id}")
+        elif not key.verifies(checkpoint.hash, checkpoint.signature):
+            problems.add(f"{name} has an invalid signature")
+        lo = bisect.bisect_left(commit_seqs, checkpoint.commit_from)
+        hi = bisect.bisect_left(commit_seqs, checkpoint.commit_to)
+        batch = by_seq[lo:hi]
+        total += len(batch)
+        if len(batch) != checkpoint.tx_count or total != checkpoint.total_count:
+            problems.add(
+                f"{name} sealed {checkpoint.tx_count} transactions, its range now holds "
+                f"{len(batch)}"
+            )
+        if merkle_root([transaction_leaf(tx.id, tx.hash) for tx in batch]) != checkpoint.root:
+            problems.add(f"{name}: the transactions it sealed were changed, added or removed")
+        prev_hash = checkpoint.hash
+        prev_to = checkpoint.commit_to
+        sealed_until = checkpoint.commit_to
+    if books.checkpoints:
+        first = books.checkpoints[0].commit_from
+        early = bisect.bisect_left(commit_seqs, first)
+        if early:
+            problems.add(f"{early} transaction(s) lie before the first checkpoint's range")
+    # In each wallet's chain, sealed transactions come first: one inserted behind a seal
+    # (unsealed, but placed before sealed links) is caught even if it kept the links intact.
+    for wallet_id, chain in chains.items():
+        seen_unsealed = False
+        for tx in chain:
+            is_sealed = tx.commit_seq < sealed_until
+            if is_sealed and seen_unsealed:
+                problems.add(f"wallet {wallet_id}: an unsealed transaction precedes sealed ones")
+                break
+            seen_unsealed = seen_unsealed or not is_sealed
+    sealed = bisect.bisect_left(commit_seqs, sealed_until) if books.checkpoints else 0
+    return problems.result(
+        "checkpoints",
+        f"{len(books.checkpoints)} checkpoints signed and matching; {sealed} of "
+        f"{len(by_seq)} transactions sealed",
+    )
 
 
-def _replay_mismatch(row: Round, server_seed: bytes) -> str | None:
-    rules = TableRules.from_dict(row.rules)
-    deal = deal_casino_war(server_seed, row.client_seed, int(row.nonce), rules.decks)
-    game = CasinoWarRound.start(rules, deal, int(row.ante), int(row.tie_bet))
+# --- rounds ----------------------------------------------------------------------------
+
+
+_rules_cache: dict[tuple[tuple[str, Any], ...], TableRules] = {}
+
+
+def _rules(data: Mapping[str, Any]) -> TableRules:
+    marker = tuple(sorted(data.items()))
+    rules = _rules_cache.get(marker)
+    if rules is None:
+        rules = TableRules.from_dict(data)
+        if len(_rules_cache) < 1024:
+            _rules_cache[marker] = rules
+    return rules
+
+
+def replay_mismatch(row: RoundRowForAudit) -> str | None:
+    """What a stored round says that its seeds and rules do not give, if anything."""
+    rules = _rules(row.rules)
+    status = RoundStatus(row.status)
+    game = replay_round(
+        rules,
+        row.server_seed,
+        row.client_seed,
+        row.nonce,
+        row.ante,
+        row.tie_bet,
+        None if row.decision is None else Decision(row.decision),
+    )
+    deal = game.deal
     if (deal.player.code, deal.dealer.code) != (row.player_card, row.dealer_card):
         cards = f"{row.player_card}/{row.dealer_card}"
         return f"cards {cards} but the seeds deal {deal.player}/{deal.dealer}"
-    if row.status == AWAITING_DECISION:
-        if game.status.value != AWAITING_DECISION:
-            return "awaits a decision but its cards are not a tie"
-        if int(row.tie_bet_payout) != game.tie_bet_payout:
+    if game.status is not status:
+        return f"recorded as {status.value} but the replay is {game.status.value}"
+    if status is RoundStatus.AWAITING_DECISION:
+        if row.tie_bet_payout != game.tie_bet_payout:
             return f"tie bet payout {row.tie_bet_payout} != {game.tie_bet_payout}"
         return None
-    if row.status != SETTLED:
-        return f"unknown status {row.status}"
-    if row.decision is not None:
-        game.decide(Decision(row.decision))
     result = game.result
     expected: dict[str, Any] = {
         "war": None if result.war is None else result.war.to_dict(),
-        "decision": None if result.decision is None else result.decision.value,
         "bets": result.bets.to_dict(),
         "payouts": result.payouts.to_dict(),
         "net": result.net,
     }
     stored: dict[str, Any] = {
-        "war": row.war,
-        "decision": row.decision,
+        "war": None if row.war is None else dict(row.war),
         "bets": {"ante": row.ante, "tie_bet": row.tie_bet, "raise": row.raise_amount},
         "payouts": {
             "ante": row.ante_payout,
@@ -321,47 +472,74 @@ def _replay_mismatch(row: Round, server_seed: bytes) -> str | None:
 
 
 def _money_mismatch(
-    row: Round, txs: list[LedgerTransaction], books: _Books, kinds: dict[int, str]
+    row: RoundRowForAudit, txs: list[TransactionRow], kinds: Mapping[int, str]
 ) -> str | None:
-    wallet = in_play = staked = 0
+    """The round's transactions must take its stakes from its wallet, pay its payouts back
+    and hold its ante in play exactly while it awaits a decision."""
+    staked = paid = in_play = 0
     for tx in txs:
-        for _, account_id, amount in books.postings.get(tx.id, []):
+        for _, account_id, amount in tx.postings:
             kind = kinds.get(account_id)
             if kind == WALLET:
-                wallet += amount
-                if tx.kind in ("stake", "raise"):
+                if amount < 0:
                     staked -= amount
+                else:
+                    paid += amount
             elif kind == IN_PLAY:
                 in_play += amount
-    if staked != int(row.ante) + int(row.tie_bet) + int(row.raise_amount):
+    bets = row.ante + row.tie_bet + row.raise_amount
+    if staked != bets:
         return f"stakes in the ledger {staked} != bets {row.ante}+{row.tie_bet}+{row.raise_amount}"
-    if wallet != int(row.net):
-        return f"wallet postings {wallet} != net {row.net}"
-    open_stake = int(row.ante) if row.status == AWAITING_DECISION else 0
+    settled_payouts = row.tie_bet_payout + (
+        row.ante_payout + row.raise_payout if row.status == SETTLED else 0
+    )
+    if paid != settled_payouts:
+        return f"payouts in the ledger {paid} != the round's {settled_payouts}"
+    if paid - staked != row.net:
+        return f"wallet postings {paid - staked} != net {row.net}"
+    open_stake = row.ante if row.status == AWAITING_DECISION else 0
     if in_play != open_stake:
         return f"in-play postings {in_play} != open stake {open_stake}"
     return None
 
 
-def run_audit(session: Session) -> AuditReport:
-    """Read the whole ledger and check it; read-only.
+def _check_rounds(books: Books) -> CheckResult:
+    problems = _Problems()
+    kinds = {account.id: account.kind for account in books.accounts.values()}
+    by_round: dict[str, list[TransactionRow]] = defaultdict(list)
+    for tx in books.transactions:
+        if tx.round_id is not None:
+            by_round[tx.round_id].append(tx)
+    replayed = 0
+    for row in books.rounds:
+        replayed += 1
+        try:
+            mismatch = replay_mismatch(row)
+        except (EngineError, KeyError, ValueError) as exc:
+            mismatch = f"cannot be replayed: {exc}"
+        if mismatch:
+            problems.add(f"round {row.id}: {mismatch}")
+        money = _money_mismatch(row, by_round.pop(row.id, []), kinds)
+        if money:
+            problems.add(f"round {row.id}: {money}")
+    if books.rounds_complete:
+        for round_id in by_round:
+            problems.add(f"transactions refer to missing round {round_id}")
+    return problems.result("rounds_replay", f"{replayed} rounds re-dealt and replayed, all match")
 
-    On PostgreSQL a session that has not started its transaction yet reads everything in one
-    REPEATABLE READ snapshot, so the audit can run beside live traffic without seeing half
-    of a request. (On SQLite the transaction takes the database lock, with the same effect.)
-    """
-    if not session.in_transaction() and session.get_bind().dialect.name == "postgresql":
-        session.connection(execution_options={"isolation_level": "REPEATABLE READ"})
-    books = _load(session)
+
+def audit_books(books: Books, trusted: Sequence[VerifyingKey]) -> AuditReport:
     sums = _posting_sums(books)
+    chains = _wallet_chains(books)
     checks = [
         _check_transactions(books),
         _check_currencies(books, sums),
-        _check_balances(books, sums),
+        _check_balances(books, sums, chains),
         _check_wallets(books),
-        _check_in_play(session, books),
-        _check_chain(session, books),
-        _check_rounds(session, books),
+        _check_in_play(books, sums, books.open_stakes),
+        _check_chains(books, chains),
+        _check_checkpoints(books, chains, trusted),
+        _check_rounds(books),
     ]
     return AuditReport(ok=all(check.ok for check in checks), checks=checks)
 

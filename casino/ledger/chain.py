@@ -1,17 +1,20 @@
-"""The hash chain over ledger transactions.
+"""The hash chain of each wallet.
 
-Each transaction has a content digest and a place in the chain (``seq``, gapless from 1):
+Every transaction moves exactly one wallet and takes the next place in that wallet's chain
+(``wallet_seq``, gapless from 1):
 
     digest = SHA-256(canonical JSON of the transaction and its postings), hex
-    hash   = SHA-256(prev_hash + ":" + seq + ":" + digest), hex     (prev of seq 1: 64 zeros)
+    hash   = SHA-256(prev_hash + ":" + wallet_seq + ":" + digest), hex  (prev of seq 1: 64 zeros)
 
 The canonical JSON has sorted keys, no spaces, ASCII only; timestamps are UTC ISO 8601 with
-microseconds; postings are [leg, account key, amount] in leg order. The transaction id is in
-the digest and the position in the link, so rows can be neither edited, renumbered nor
-dropped unnoticed; the chain head row (count, last id, last hash) covers the last row too.
-
-The link step is also computed by the database function ``ledger_append`` on PostgreSQL
-(see migrations); both must stay byte-for-byte identical, which the audit checks.
+microseconds; postings are [leg, account key, amount] in leg order. The wallet row keeps the
+chain's head (length and last hash), and it is locked by every movement of the wallet anyway,
+so linking costs no lock that the player does not already hold. The transaction id is in the
+digest and the position in the link, so rows can be neither edited, renumbered nor dropped
+unnoticed: an edited row no longer hashes to its link, a dropped one leaves a gap, and a
+dropped last one disagrees with the head. What a database administrator could still do with
+all of these at once (rewrite a wallet's whole chain and its head) is what the signed
+checkpoints rule out (casino.ledger.checkpoints).
 """
 
 from __future__ import annotations

@@ -13,15 +13,11 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal
+from typing import Literal
 
-from sqlalchemy import select
-
-from casino.service import idempotency
 from casino.service.errors import Invalid, NotFound, Unauthenticated
-from casino.service.uow import UnitOfWork
-from casino.store import direct
-from casino.store.models import OperatorToken, Player, utcnow
+from casino.store.types import utcnow
+from casino.store.uow import UnitOfWork
 
 OPERATOR_PREFIX = "op_"
 PLAYER_PREFIX = "pl_"
@@ -63,41 +59,28 @@ def authenticate(
 ) -> Principal:
     """The caller of ``token``. With ``idempotency_key`` (a money-moving request), a player's
     lookup also does the idempotency lock and lookup for that key on PostgreSQL, in the same
-    round trip (``idempotency.begin`` then uses it)."""
+    round trip (``casino.service.idempotency.begin`` then uses it)."""
     if not isinstance(token, str) or not token or len(token) > MAX_TOKEN_LENGTH:
         raise Unauthenticated("a valid bearer token is required", code="invalid_token")
     configured = _configured_operator(token, operator_tokens)
     if configured is not None:
         return Principal("operator", None, f"operator:config:{hash_token(configured)[:16]}")
     digest = hash_token(token)
-    postgres = uow.dialect == "postgresql"
     if token.startswith(PLAYER_PREFIX):
-        if postgres and idempotency_key is not None:
-            player_id = idempotency.find_player_and_begin(
-                uow, digest, PLAYER_SUBJECT_PREFIX, idempotency_key
+        if idempotency_key is not None:
+            # On PostgreSQL this also takes the key's lock and looks its record up.
+            player_id = uow.idempotency.player_and_key(
+                digest, PLAYER_SUBJECT_PREFIX, idempotency_key
             )
-        elif postgres:
-            player_id = _scalar(direct.execute(uow.session, _PLAYER_BY_TOKEN, {"digest": digest}))
         else:
-            player_id = uow.session.execute(
-                select(Player.id).where(Player.token_hash == digest)
-            ).scalar_one_or_none()
+            player_id = uow.players.id_by_token_hash(digest)
         if player_id is not None:
             return Principal("player", player_id, PLAYER_SUBJECT_PREFIX + player_id)
     else:
-        operator_id = uow.session.execute(
-            select(OperatorToken.id).where(OperatorToken.token_hash == digest)
-        ).scalar_one_or_none()
+        operator_id = uow.operator_tokens.id_by_hash(digest)
         if operator_id is not None:
             return Principal("operator", None, f"operator:{operator_id}")
     raise Unauthenticated("a valid bearer token is required", code="invalid_token")
-
-
-_PLAYER_BY_TOKEN = "SELECT id FROM players WHERE token_hash = %(digest)s"
-
-
-def _scalar(rows: list[tuple[Any, ...]]) -> Any:
-    return rows[0][0] if rows else None
 
 
 @dataclass(frozen=True)
@@ -109,24 +92,16 @@ class OperatorTokenView:
 
 def list_operator_tokens(uow: UnitOfWork) -> list[OperatorTokenView]:
     """The operator tokens stored in the database (names and ids, never the tokens)."""
-    rows = uow.session.execute(
-        select(OperatorToken.id, OperatorToken.name, OperatorToken.created_at).order_by(
-            OperatorToken.id
-        )
-    )
-    return [OperatorTokenView(int(i), str(n), c) for i, n, c in rows]
+    return [OperatorTokenView(*row) for row in uow.operator_tokens.all()]
 
 
 def revoke_operator_token(uow: UnitOfWork, token_id: int) -> OperatorTokenView:
     """Delete a stored operator token: requests bearing it are refused from the commit on.
     (Tokens from ``CASINO_OPERATOR_TOKENS`` are revoked by removing them from there.)"""
-    token = uow.session.get(OperatorToken, token_id)
-    if token is None:
+    found = uow.operator_tokens.delete(token_id)
+    if found is None:
         raise NotFound(f"no operator token with id {token_id}", code="operator_token_not_found")
-    view = OperatorTokenView(token.id, token.name, token.created_at)
-    uow.session.delete(token)
-    uow.session.flush()
-    return view
+    return OperatorTokenView(*found)
 
 
 def create_operator_token(uow: UnitOfWork, name: str) -> str:
@@ -135,6 +110,5 @@ def create_operator_token(uow: UnitOfWork, name: str) -> str:
     if not 1 <= len(name) <= 200:
         raise Invalid("a token name of 1 to 200 characters is required", code="invalid_name")
     token = new_token(OPERATOR_PREFIX)
-    uow.session.add(OperatorToken(name=name, token_hash=hash_token(token), created_at=utcnow()))
-    uow.session.flush()
+    uow.operator_tokens.add(name, hash_token(token), utcnow())
     return token

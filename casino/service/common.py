@@ -6,11 +6,9 @@ import base64
 import binascii
 import re
 
-from sqlalchemy import select
-from sqlalchemy.orm import Session
-
 from casino.service.errors import Conflict, Invalid, NotFound
-from casino.store.models import Player
+from casino.store.records import PlayerRecord
+from casino.store.uow import UnitOfWork
 
 _CURRENCY = re.compile(r"[A-Z]{3}")
 MAX_AMOUNT = 10**12
@@ -29,16 +27,15 @@ def check_amount(amount: int) -> int:
     return amount
 
 
-def require_player(session: Session, player_id: str) -> Player:
-    player = session.get(Player, player_id) if isinstance(player_id, str) else None
+def require_player(uow: UnitOfWork, player_id: str) -> PlayerRecord:
+    player = uow.players.get(player_id)
     if player is None:
         raise NotFound("no such player", code="player_not_found")
     return player
 
 
-def player_exists(session: Session, player_id: str) -> None:
-    found = session.execute(select(Player.id).where(Player.id == player_id)).scalar_one_or_none()
-    if found is None:
+def player_exists(uow: UnitOfWork, player_id: str) -> None:
+    if not uow.players.exists(player_id):
         raise NotFound("no such player", code="player_not_found")
 
 

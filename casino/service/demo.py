@@ -9,14 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import select
-
 from casino.engine.casino_war import TableRules
-from casino.ledger.accounts import find_wallet
 from casino.service import players, tables, wallets
 from casino.service.auth import create_operator_token
-from casino.service.uow import UnitOfWork
-from casino.store.models import CasinoTable, Player
+from casino.store.uow import UnitOfWork
 
 DEMO_CURRENCY = "EUR"
 DEMO_FUNDS = 1_000_000  # 10 000.00 EUR
@@ -40,27 +36,22 @@ DEMO_TABLES: dict[str, TableRules] = {
 
 
 def seed_demo(uow: UnitOfWork) -> dict[str, Any]:
-    session = uow.session
     created_tables = []
     for table_id, rules in DEMO_TABLES.items():
-        if session.get(CasinoTable, table_id) is None:
+        if uow.tables.get(table_id) is None:
             tables.create_table(uow, table_id, DEMO_CURRENCY, rules)
             created_tables.append(table_id)
     operator_token = create_operator_token(uow, "demo operator")
-    player_id = session.execute(
-        select(Player.id).where(Player.external_ref == DEMO_PLAYER_REF)
-    ).scalar_one_or_none()
+    player_id = uow.players.id_by_external_ref(DEMO_PLAYER_REF)
     if player_id is None:
         view, player_token = players.create_player(uow, DEMO_PLAYER_REF, "Demo Player")
         player_id = view.id
     else:
         player_token = players.reissue_player_token(uow, player_id)
-    wallet = find_wallet(session, player_id, DEMO_CURRENCY)
-    balance = 0
-    if wallet is not None:
-        balance = next(
-            w.balance for w in wallets.list_wallets(uow, player_id) if w.currency == DEMO_CURRENCY
-        )
+    balance = next(
+        (w.balance for w in wallets.list_wallets(uow, player_id) if w.currency == DEMO_CURRENCY),
+        0,
+    )
     deposited = 0
     if balance < DEMO_FUNDS:
         deposited = DEMO_FUNDS - balance

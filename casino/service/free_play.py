@@ -34,7 +34,6 @@ from casino.engine.war import (
 )
 from casino.engine.war.simulation import outcomes, summarise
 from casino.service.errors import Conflict, Invalid, NotFound
-from casino.service.uow import UnitOfWork
 from casino.store.free_play_models import (
     AWAITING_DECISION,
     FINISHED,
@@ -42,6 +41,7 @@ from casino.store.free_play_models import (
     FreePlayGame,
 )
 from casino.store.models import utcnow
+from casino.store.uow import UnitOfWork
 
 log = logging.getLogger(__name__)
 

@@ -4,21 +4,19 @@ from __future__ import annotations
 
 import uuid
 
-from sqlalchemy import select, update
-from sqlalchemy.exc import IntegrityError
-
 from casino.engine import fairness
 from casino.service.auth import PLAYER_PREFIX, hash_token, new_token
 from casino.service.common import require_player
 from casino.service.errors import Conflict, Invalid
-from casino.service.uow import UnitOfWork
 from casino.service.views import PlayerView
-from casino.store.models import Player, ServerSeed, utcnow
+from casino.store.records import PlayerRecord
+from casino.store.types import utcnow
+from casino.store.uow import UnitOfWork
 
 MAX_REF = 200
 
 
-def player_view(player: Player) -> PlayerView:
+def player_view(player: PlayerRecord) -> PlayerView:
     return PlayerView(
         id=player.id,
         external_ref=player.external_ref,
@@ -37,62 +35,42 @@ def _check_text(value: str | None, name: str, *, required: bool) -> str | None:
     return value
 
 
+def _duplicate() -> Conflict:
+    return Conflict("a player with this external_ref exists", code="duplicate_external_ref")
+
+
 def create_player(
     uow: UnitOfWork, external_ref: str, display_name: str | None = None
 ) -> tuple[PlayerView, str]:
     """A new player with its first server seed; the token is returned once, stored hashed."""
     external_ref = _check_text(external_ref, "external_ref", required=True) or ""
     display_name = _check_text(display_name, "display_name", required=False)
-    session = uow.session
-    taken = session.execute(
-        select(Player.id).where(Player.external_ref == external_ref)
-    ).scalar_one_or_none()
-    if taken is not None:
-        raise Conflict("a player with this external_ref exists", code="duplicate_external_ref")
+    if uow.players.id_by_external_ref(external_ref) is not None:
+        raise _duplicate()
     token = new_token(PLAYER_PREFIX)
     now = utcnow()
-    player = Player(
-        id=str(uuid.uuid4()),
-        external_ref=external_ref,
-        display_name=display_name,
-        token_hash=hash_token(token),
+    player = PlayerRecord(str(uuid.uuid4()), external_ref, display_name, now)
+    if not uow.players.add(player, hash_token(token)):
+        raise _duplicate()
+    seed = fairness.new_server_seed()
+    uow.seeds.add(
+        player_id=player.id,
+        seed=seed,
+        seed_hash=fairness.commitment(seed),
+        client_seed=fairness.new_client_seed(),
+        first_nonce=0,
         created_at=now,
     )
-    seed = fairness.new_server_seed()
-    try:
-        # A savepoint, so a concurrent duplicate does not poison the caller's transaction.
-        with session.begin_nested():
-            session.add(player)
-            session.flush()
-    except IntegrityError:
-        raise Conflict(
-            "a player with this external_ref exists", code="duplicate_external_ref"
-        ) from None
-    session.add(
-        ServerSeed(
-            player_id=player.id,
-            seed=seed,
-            seed_hash=fairness.commitment(seed),
-            client_seed=fairness.new_client_seed(),
-            active=True,
-            first_nonce=0,
-            next_nonce=0,
-            created_at=now,
-        )
-    )
-    session.flush()
     return player_view(player), token
 
 
 def get_player(uow: UnitOfWork, player_id: str) -> PlayerView:
-    return player_view(require_player(uow.session, player_id))
+    return player_view(require_player(uow, player_id))
 
 
 def reissue_player_token(uow: UnitOfWork, player_id: str) -> str:
     """Replace a player's token (the old one stops working); returned once."""
-    require_player(uow.session, player_id)
+    require_player(uow, player_id)
     token = new_token(PLAYER_PREFIX)
-    uow.session.execute(
-        update(Player).where(Player.id == player_id).values(token_hash=hash_token(token))
-    )
+    uow.players.set_token_hash(player_id, hash_token(token))
     return token

@@ -1,25 +1,23 @@
 """Casino War rounds: bet, decision, recall, listing, resolving abandoned rounds.
 
-A round row stores only what rebuilds it: the rules snapshot, the seeds and nonce, the bets
-and the decision. The cards are re-dealt from the seeds whenever the round is played on (the
-decision) and by the audit, so the stored cards and payouts are a record, not an input.
+A round stores only what rebuilds it: the rules snapshot, the seeds and nonce, the bets and
+the decision. The cards are re-dealt from the seeds whenever the round is played on (the
+decision) and by the audit, through the engine's one ``replay_round``, so the stored cards and
+payouts are a record, not an input.
 
-Money (see ``casino.ledger``): at the bet, ``stake`` moves ante + tie bet from the wallet to
-in-play; a ``settlement`` then returns what is settled: the tie bet at once on the first two
-cards, the ante when the round ends. Going to war first posts a ``raise`` (wallet -> in-play).
+Money (casino.ledger.settlement): a round settled on its first two cards is one ``bet``
+transaction; a tie is a ``stake`` transaction (the ante held in play, the tie bet settled)
+and then a ``decision`` transaction (the raise, and the settlement of ante and raise). Each
+moves only the player's wallet, locked by the claim the use case starts with, and is written
+with the round at commit (casino.store).
 """
 
 from __future__ import annotations
 
 import uuid
-from collections import defaultdict
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
-from types import SimpleNamespace
-from typing import Any, Literal, cast
-
-from sqlalchemy import Table, insert, select, update
-from sqlalchemy.exc import IntegrityError
+from typing import Any, Literal
 
 from casino.engine.casino_war import (
     CasinoWarRound,
@@ -27,238 +25,84 @@ from casino.engine.casino_war import (
     RoundStatus,
     TableRules,
     deal_casino_war,
+    replay_round,
 )
 from casino.engine.errors import IllegalAction
-from casino.ledger.accounts import SystemAccounts, wallet_key
+from casino.ledger.accounts import SystemAccounts
 from casino.ledger.errors import InsufficientFunds
-from casino.ledger.posting import Ledger, Leg, ledger_for, transfer
+from casino.ledger.settlement import decided_round_legs, opened_round_legs, settled_round_legs
+from casino.ledger.transactions import BET, DECISION, STAKE, link, new_transaction
 from casino.service.common import (
     clamp_limit,
     decode_cursor,
     encode_cursor,
     insufficient_funds,
-    player_exists,
+    require_player,
 )
 from casino.service.errors import Conflict, Invalid, NotFound
-from casino.service.seeds import open_round_id
-from casino.service.uow import UnitOfWork
 from casino.service.views import ROUND_STATUSES, Page, RoundView
-from casino.store import direct
-from casino.store.models import (
-    AWAITING_DECISION,
-    SETTLED,
-    CasinoTable,
-    LedgerTransaction,
-    Round,
-    ServerSeed,
-    as_utc,
-    utcnow,
-)
+from casino.store.records import RoundRecord, RoundRow, Wallet
+from casino.store.types import as_utc, utcnow
+from casino.store.uow import UnitOfWork
+from casino.store.writes import ROUND_NOT_OPEN, WALLET_GUARD
 
 DecidedBy = Literal["player", "system"]
-#: A round's values: an ORM row, or a plain namespace on the PostgreSQL hot path.
-RoundRow = Round | SimpleNamespace
+AWAITING_DECISION = RoundStatus.AWAITING_DECISION.value
+SETTLED = RoundStatus.SETTLED.value
 
 
-# --- money ----------------------------------------------------------------------------------
-
-
-def settlement_legs(
-    accounts: SystemAccounts, wallet: str, stakes: list[tuple[int, int]]
-) -> list[Leg]:
-    """Legs settling (stake, payout) pairs: returned stakes in-play -> wallet, lost stakes
-    in-play -> house, winnings house -> wallet. Transfers between the same two accounts are
-    added up, so a settlement has at most three of them."""
-    returned = lost = won = 0
-    for stake, payout in stakes:
-        returned += min(stake, payout)
-        lost += max(stake - payout, 0)
-        won += max(payout - stake, 0)
-    return (
-        transfer(accounts.in_play, wallet, returned)
-        + transfer(accounts.in_play, accounts.house, lost)
-        + transfer(accounts.house, wallet, won)
+def _round_in_progress(round_id: str | None) -> Conflict:
+    return Conflict(
+        "a round awaits a decision; decide it first",
+        code="round_in_progress",
+        round_id=round_id,
     )
 
 
-def _post_settlement(
-    ledger: Ledger, accounts: SystemAccounts, row: RoundRow, stakes: list[tuple[int, int]]
-) -> None:
-    legs = settlement_legs(accounts, wallet_key(row.player_id, row.currency), stakes)
-    if legs:
-        ledger.post("settlement", row.currency, legs, player_id=row.player_id, round_id=row.id)
-
-
-def _apply(ledger: Ledger, needed: int, currency: str) -> None:
-    try:
-        ledger.apply_wallets()
-    except InsufficientFunds:  # also when the player has no wallet in this currency
-        raise insufficient_funds(needed, currency) from None
-
-
-# --- engine ---------------------------------------------------------------------------------
-
-
-def rebuild(row: RoundRow, server_seed: bytes) -> CasinoWarRound:
-    """The engine's round for a stored round, re-dealt from its seeds."""
-    rules = TableRules.from_dict(row.rules)
-    deal = deal_casino_war(server_seed, row.client_seed, int(row.nonce), rules.decks)
-    return CasinoWarRound.start(rules, deal, int(row.ante), int(row.tie_bet))
-
-
-@dataclass(frozen=True)
-class _Claim:
-    seed_id: int
-    server_seed: bytes
-    seed_hash: str
-    client_seed: str
-    nonce: int
-    open_round_id: str | None
-    table_rules: dict[str, Any] | None  # None: no such table
-    table_currency: str | None
-    table_active: bool | None
-    # PostgreSQL: the stake already left the wallet in the claim's statement (None: it did
-    # not, for want of funds or of a wallet), and transaction ids reserved with it.
-    wallet_balance: int | None = None
-    tx_ids: tuple[int, ...] = ()
-
-
-_SEEDS = cast(Table, ServerSeed.__table__)
-_ROUNDS = cast(Table, Round.__table__)
-_TABLES = cast(Table, CasinoTable.__table__)
-
-
-def _claim_nonce(uow: UnitOfWork, player_id: str, table_id: str, stake: int) -> _Claim:
-    """Take the next nonce of the player's active seed; in the same round trip, read the
-    table and whether the player has a round open.
-
-    The row lock the UPDATE takes serialises the player's bets. The open-round answer comes
-    from the statement's snapshot, so a bet racing another can miss it; the partial unique
-    index on rounds then refuses the second insert (see ``place_bet``). Any refusal after
-    this rolls the claim back with everything else.
-
-    On PostgreSQL the same statement also takes the stake from the wallet (``stake`` > 0),
-    guarded in SQL, and reserves the bet's transaction ids (see ``_CLAIM_AND_STAKE``).
-    """
-    if uow.dialect == "postgresql":
-        return _claim_and_stake(uow, player_id, table_id, stake)
-    open_round = (
-        select(_ROUNDS.c.id)
-        .where(_ROUNDS.c.player_id == player_id, _ROUNDS.c.status == AWAITING_DECISION)
-        .scalar_subquery()
+def _not_awaiting(round_id: str) -> Conflict:
+    return Conflict(
+        "the round is not awaiting a decision",
+        code="round_not_awaiting_decision",
+        round_id=round_id,
     )
 
-    def table_column(column: Any) -> Any:
-        return select(column).where(_TABLES.c.id == table_id).scalar_subquery()
 
-    for _ in range(3):
-        row = uow.session.execute(
-            update(_SEEDS)
-            .where(_SEEDS.c.player_id == player_id, _SEEDS.c.active.is_(True))
-            .values(next_nonce=_SEEDS.c.next_nonce + 1)
-            .returning(
-                _SEEDS.c.id,
-                _SEEDS.c.seed,
-                _SEEDS.c.seed_hash,
-                _SEEDS.c.client_seed,
-                _SEEDS.c.next_nonce,
-                open_round,
-                table_column(_TABLES.c.rules),
-                table_column(_TABLES.c.currency),
-                table_column(_TABLES.c.active),
-            )
-        ).one_or_none()
-        if row is not None:
-            return _Claim(
-                seed_id=int(row[0]),
-                server_seed=bytes(row[1]),
-                seed_hash=str(row[2]),
-                client_seed=str(row[3]),
-                nonce=int(row[4]) - 1,
-                open_round_id=row[5],
-                table_rules=row[6],
-                table_currency=row[7],
-                table_active=None if row[8] is None else bool(row[8]),
-            )
-        # No player, or a rotation committed between our snapshot and the update: in the
-        # latter case the next statement sees the new active seed.
-        player_exists(uow.session, player_id)
-    raise Conflict("the player's seeds are being rotated; retry", code="seed_rotation_in_progress")
+def _is_amount(value: object) -> bool:
+    return type(value) is int and value >= 0
 
 
-# One round trip for everything a bet needs before dealing. The nonce claim locks the seed
-# row first (it serialises a player's bets); the stake's guarded UPDATE of the wallet runs only
-# once the claim succeeded, so the two rows are always locked in that order. Two ids: a bet
-# posts its stake and at most one settlement (an unused id is a harmless gap).
-_CLAIM_AND_STAKE = """
-WITH claim AS (
-    UPDATE server_seeds SET next_nonce = next_nonce + 1
-    WHERE player_id = %(player_id)s AND active
-    RETURNING id, seed, seed_hash, client_seed, next_nonce - 1 AS nonce
-), tbl AS (
-    SELECT currency, rules, active FROM casino_tables WHERE id = %(table_id)s
-), stake AS (
-    UPDATE accounts SET balance = balance - %(stake)s
-    WHERE key = 'wallet:' || %(player_id)s || ':' || (SELECT currency FROM tbl)
-        AND %(stake)s > 0 AND balance >= %(stake)s AND EXISTS (SELECT 1 FROM claim)
-    RETURNING balance
-)
-SELECT claim.id, claim.seed, claim.seed_hash, claim.client_seed, claim.nonce,
-    (SELECT r.id FROM rounds AS r
-        WHERE r.player_id = %(player_id)s AND r.status = 'awaiting_decision'),
-    tbl.rules, tbl.currency, tbl.active,
-    (SELECT balance FROM stake),
-    ARRAY(SELECT nextval('ledger_transaction_id_seq') FROM generate_series(1, 2))
-FROM claim LEFT JOIN tbl ON true
-"""
-
-
-def _claim_and_stake(uow: UnitOfWork, player_id: str, table_id: str, stake: int) -> _Claim:
-    params = {"player_id": player_id, "table_id": table_id, "stake": stake}
-    for _ in range(3):
-        rows = direct.execute(uow.session, _CLAIM_AND_STAKE, params)
-        if rows:
-            row = rows[0]
-            return _Claim(
-                seed_id=int(row[0]),
-                server_seed=bytes(row[1]),
-                seed_hash=str(row[2]),
-                client_seed=str(row[3]),
-                nonce=int(row[4]),
-                open_round_id=row[5],
-                table_rules=row[6],
-                table_currency=row[7],
-                table_active=None if row[8] is None else bool(row[8]),
-                wallet_balance=None if row[9] is None else int(row[9]),
-                tx_ids=tuple(int(value) for value in row[10]),
-            )
-        # As in _claim_nonce: no player, or a seed rotation committed meanwhile.
-        player_exists(uow.session, player_id)
-    raise Conflict("the player's seeds are being rotated; retry", code="seed_rotation_in_progress")
-
-
-# --- use cases ------------------------------------------------------------------------------
+# --- the bet ---------------------------------------------------------------------------
 
 
 def place_bet(
     uow: UnitOfWork, player_id: str, table_id: str, ante: int, tie_bet: int = 0
 ) -> RoundView:
-    session = uow.session
     if not isinstance(table_id, str):
         raise NotFound("no such table", code="table_not_found")
-    # Only well-formed stakes are taken in the claim; anything else is refused below.
-    stake = ante + tie_bet if _is_amount(ante) and _is_amount(tie_bet) else 0
-    claim = _claim_nonce(uow, player_id, table_id, stake)
-    if claim.table_rules is None or claim.table_currency is None:
+    claim = None
+    for _ in range(3):
+        claim = uow.rounds.claim_bet(player_id, table_id)
+        if claim is not None:
+            break
+        # No player, or a seed rotation committed meanwhile (the next statement sees it).
+        require_player(uow, player_id)
+    if claim is None:
+        raise Conflict(
+            "the player's seeds are being rotated; retry", code="seed_rotation_in_progress"
+        )
+    table = claim.table
+    if table is None:
         raise NotFound("no such table", code="table_not_found")
-    if not claim.table_active:
+    if not table.active:
         raise Conflict("the table is closed", code="table_inactive")
-    rules = TableRules.from_dict(claim.table_rules)
+    rules = TableRules.from_dict(table.rules)
     rules.validate_bet(ante, tie_bet)
     if claim.open_round_id is not None:
         raise _round_in_progress(claim.open_round_id)
-    currency = claim.table_currency
-    if uow.dialect == "postgresql" and claim.wallet_balance is None:
+    currency = table.currency
+    stake = ante + tie_bet
+    wallet = claim.wallet
+    if wallet is None or wallet.state.balance < stake:
         raise insufficient_funds(stake, currency)  # also when there is no wallet
     game = CasinoWarRound.start(
         rules,
@@ -267,8 +111,22 @@ def place_bet(
         tie_bet,
     )
     now = utcnow()
-    row = SimpleNamespace(
-        id=str(uuid.uuid4()),
+    round_id = str(uuid.uuid4())
+    accounts = SystemAccounts(currency)
+    if game.status is RoundStatus.SETTLED:
+        result = game.result
+        returned = result.payouts.ante + result.payouts.tie_bet
+        kind = BET
+        legs = settled_round_legs(accounts, wallet.key, stake, returned)
+        ante_payout, net, settled_at = result.payouts.ante, result.net, now
+    else:
+        # Only the tie bet is settled now; the ante stays in play until the decision.
+        kind = STAKE
+        legs = opened_round_legs(accounts, wallet.key, ante, tie_bet, game.tie_bet_payout)
+        ante_payout, net, settled_at = 0, game.tie_bet_payout - stake, None
+    balance_after = _post(uow, kind, player_id, currency, legs, round_id, claim.tx_id, wallet, now)
+    record = RoundRecord(
+        id=round_id,
         player_id=player_id,
         table_id=table_id,
         currency=currency,
@@ -285,112 +143,51 @@ def place_bet(
         war=None,
         decision=None,
         decided_by=None,
-        ante_payout=0,
+        ante_payout=ante_payout,
         tie_bet_payout=game.tie_bet_payout,
         raise_payout=0,
-        net=0,
-        balance_after=0,
+        net=net,
+        balance_after=balance_after,
         created_at=now,
-        settled_at=None,
-    )
-    if game.status is RoundStatus.SETTLED:
-        result = game.result
-        row.ante_payout = result.payouts.ante
-        row.tie_bet_payout = result.payouts.tie_bet
-        row.net = result.net
-        row.settled_at = now
-        stakes = [(ante, result.payouts.ante), (tie_bet, result.payouts.tie_bet)]
-    else:
-        # Only the tie bet is settled now; the ante stays in play until the decision.
-        row.net = game.tie_bet_payout - ante - tie_bet
-        stakes = [(tie_bet, game.tie_bet_payout)]
-    ledger = ledger_for(session)
-    accounts = ledger.system_accounts(currency)
-    wallet = wallet_key(player_id, currency)
-    stake_tx = ledger.post(
-        "stake",
-        currency,
-        transfer(wallet, accounts.in_play, stake),
-        player_id=player_id,
-        round_id=row.id,
-    )
-    if claim.wallet_balance is not None:
-        ledger.applied(stake_tx, claim.wallet_balance, list(claim.tx_ids))
-    _post_settlement(ledger, accounts, row, stakes)
-    _apply(ledger, stake, currency)
-    row.balance_after = _last_balance(ledger, row.id)
-    _insert_round(uow, _round_values(row))
-    # The ledger append itself happens at commit (see casino.ledger.posting).
-    return round_view(
-        row,
-        seed_hash=claim.seed_hash,
-        server_seed=None,
-        transaction_ids=_pending_ids(ledger, row.id),
+        settled_at=settled_at,
     )
 
-
-def _is_amount(value: object) -> bool:
-    return type(value) is int and value >= 0
-
-
-def _insert_round(uow: UnitOfWork, values: dict[str, Any]) -> None:
-    """The round's INSERT: at commit on PostgreSQL (with the ledger append), else now.
-
-    Should another bet of this player have opened a round after our snapshot, the partial
-    unique index refuses ours and the bet is refused as round_in_progress; its transaction is
-    discarded before the open round is looked up.
-    """
-    player_id = values["player_id"]
-
+    # Should another bet of this player have opened a round after the claim's snapshot, the
+    # commit is refused by the one-open-round index; the open round is looked up after the
+    # rollback.
     def in_progress() -> Exception:
-        return _round_in_progress(open_round_id(uow, player_id))
+        return _round_in_progress(uow.rounds.open_round_id(player_id))
 
-    if uow.dialect == "postgresql":
-        statement = direct.insert(_ROUNDS, values)
-        conflicts = {"uq_rounds_one_open_per_player": in_progress}
-        direct.defer(uow.session, replace(statement, conflicts=conflicts))
-        return
-    try:
-        uow.session.execute(insert(_ROUNDS).values(values))
-    except IntegrityError:
-        uow.session.rollback()
-        raise in_progress() from None
-
-
-def _round_values(row: RoundRow) -> dict[str, Any]:
-    return {column.key: getattr(row, column.key) for column in _ROUNDS.columns}
-
-
-def _pending_ids(ledger: Ledger, round_id: str) -> list[int]:
-    return [tx.id for tx in ledger.pending if tx.round_id == round_id and tx.id is not None]
-
-
-def _last_balance(ledger: Ledger, round_id: str) -> int:
-    balances = [
-        tx.wallet_balance_after
-        for tx in ledger.pending
-        if tx.round_id == round_id and tx.wallet_balance_after is not None
-    ]
-    return balances[-1]
-
-
-def _round_in_progress(round_id: str | None) -> Conflict:
-    return Conflict(
-        "a round awaits a decision; decide it first",
-        code="round_in_progress",
-        round_id=round_id,
+    uow.rounds.add(record, in_progress)
+    return round_view(
+        RoundRow(record, claim.seed_hash, None, [claim.tx_id]),
     )
 
 
-def _load_for_update(uow: UnitOfWork, round_id: str, player_id: str | None) -> Round:
-    row = None
-    if _is_uuid(round_id):
-        row = uow.session.scalars(
-            select(Round).where(Round.id == round_id).with_for_update()
-        ).one_or_none()
-    if row is None or (player_id is not None and row.player_id != player_id):
-        raise NotFound("no such round", code="round_not_found")
-    return row
+def _post(
+    uow: UnitOfWork,
+    kind: str,
+    player_id: str,
+    currency: str,
+    legs: Any,
+    round_id: str,
+    tx_id: int,
+    wallet: Wallet,
+    now: datetime,
+) -> int:
+    """Link one transaction of the round to its wallet's chain and hand it to the commit;
+    the wallet's balance after it."""
+    tx = new_transaction(kind, currency, player_id, legs, created_at=now, round_id=round_id)
+    try:
+        chained = link(tx, tx_id, wallet.state)
+    except InsufficientFunds:
+        raise insufficient_funds(tx.required, currency) from None
+    uow.ledger.append(chained, wallet)
+    uow.on_conflict(WALLET_GUARD, lambda: insufficient_funds(tx.required, currency))
+    return chained.wallet_balance_after
+
+
+# --- the decision ----------------------------------------------------------------------
 
 
 def decide(
@@ -413,151 +210,75 @@ def decide(
         raise Invalid(f"unknown decision {action!r}", code="unknown_decision") from None
     if decided_by not in ("player", "system"):
         raise ValueError(f"decided_by must be player or system, not {decided_by!r}")
-    if uow.dialect == "postgresql":
-        loaded = _load_for_decision(uow, round_id, player_id)
-        _settle_decision(uow, loaded.row, choice, decided_by, loaded.server_seed)
-        return round_view(
-            loaded.row,
-            seed_hash=loaded.seed_hash,
-            server_seed=loaded.revealed,
-            transaction_ids=loaded.transaction_ids
-            + _pending_ids(ledger_for(uow.session), round_id),
-        )
-    row = _load_for_update(uow, round_id, player_id)
-    _settle_decision(uow, row, choice, decided_by)
-    return _views(uow, [row])[0]
-
-
-@dataclass(frozen=True)
-class _ForDecision:
-    row: SimpleNamespace
-    server_seed: bytes
-    seed_hash: str
-    revealed: str | None
-    transaction_ids: list[int]
-
-
-# The round (locked), its seed and its transactions so far, in one round trip.
-_LOAD_FOR_DECISION = (
-    "SELECT "
-    + ", ".join(f"r.{column.name}" for column in _ROUNDS.columns)
-    + """, s.seed, s.seed_hash, s.active, s.revealed_at,
-    ARRAY(SELECT t.id FROM ledger_transactions AS t WHERE t.round_id = r.id ORDER BY t.seq)
-FROM rounds AS r JOIN server_seeds AS s ON s.id = r.server_seed_id
-WHERE r.id = %(round_id)s
-FOR UPDATE OF r"""
-)
-_DATETIME_COLUMNS = frozenset({"created_at", "settled_at"})
-
-
-def _load_for_decision(uow: UnitOfWork, round_id: str, player_id: str | None) -> _ForDecision:
-    rows = (
-        direct.execute(uow.session, _LOAD_FOR_DECISION, {"round_id": round_id})
-        if _is_uuid(round_id)
-        else []
-    )
-    if not rows or (player_id is not None and rows[0][1] != player_id):
+    claim = uow.rounds.claim_decision(round_id) if _is_uuid(round_id) else None
+    if claim is None or (player_id is not None and claim.round.player_id != player_id):
         raise NotFound("no such round", code="round_not_found")
-    found = rows[0]
-    width = len(_ROUNDS.columns)
-    values = {
-        column.key: as_utc(value) if column.key in _DATETIME_COLUMNS and value else value
-        for column, value in zip(_ROUNDS.columns, found[:width], strict=True)
-    }
-    seed, seed_hash, active, revealed_at, tx_ids = found[width:]
-    return _ForDecision(
-        row=SimpleNamespace(**values),
-        server_seed=bytes(seed),
-        seed_hash=str(seed_hash),
-        revealed=None if active or revealed_at is None else bytes(seed).hex(),
-        transaction_ids=[int(value) for value in tx_ids],
+    record = claim.round
+    if record.status != AWAITING_DECISION:
+        raise _not_awaiting(record.id)
+    game = replay_round(
+        TableRules.from_dict(record.rules),
+        claim.server_seed,
+        record.client_seed,
+        record.nonce,
+        record.ante,
+        record.tie_bet,
     )
-
-
-def _settle_decision(
-    uow: UnitOfWork,
-    row: RoundRow,
-    choice: Decision,
-    decided_by: DecidedBy,
-    server_seed: bytes | None = None,
-) -> None:
-    """Play the decision and post its money; the wallet is moved (and checked) at once."""
-    if row.status != AWAITING_DECISION:
-        raise Conflict(
-            "the round is not awaiting a decision",
-            code="round_not_awaiting_decision",
-            round_id=row.id,
-        )
-    session = uow.session
-    if server_seed is None:
-        seed = session.get(ServerSeed, row.server_seed_id)
-        assert seed is not None
-        server_seed = seed.seed
-    game = rebuild(row, server_seed)
     try:
         game.decide(choice)
     except IllegalAction as exc:
         if exc.code == "round_not_awaiting_decision":  # stored state and replay disagree
-            raise RuntimeError(f"round {row.id} is open but its deal is not a tie") from exc
+            raise RuntimeError(f"round {record.id} is open but its deal is not a tie") from exc
         raise
     result = game.result
-    ledger = ledger_for(session)
-    accounts = ledger.system_accounts(row.currency)
-    if result.bets.raise_:
-        ledger.post(
-            "raise",
-            row.currency,
-            transfer(wallet_key(row.player_id, row.currency), accounts.in_play, result.bets.raise_),
-            player_id=row.player_id,
-            round_id=row.id,
-        )
-    _post_settlement(
-        ledger,
-        accounts,
-        row,
-        [(result.bets.ante, result.payouts.ante), (result.bets.raise_, result.payouts.raise_)],
-    )
-    _apply(ledger, result.bets.raise_, row.currency)
     now = utcnow()
-    row.status = SETTLED
-    row.decision = choice.value
-    row.decided_by = decided_by
-    row.raise_amount = result.bets.raise_
-    row.war = None if result.war is None else result.war.to_dict()
-    row.ante_payout = result.payouts.ante
-    row.raise_payout = result.payouts.raise_
-    row.tie_bet_payout = result.payouts.tie_bet
-    row.net = result.net
-    row.balance_after = _last_balance(ledger, row.id)
-    row.settled_at = now
-    if isinstance(row, Round):  # loaded through the ORM (SQLite, resolve-stale)
-        session.flush()
-        return
-    values = {column: getattr(row, column) for column in _DECISION_COLUMNS}
-    direct.defer(session, direct.update(_ROUNDS, "id", values | {"id": row.id}))
+    legs = decided_round_legs(
+        SystemAccounts(record.currency),
+        claim.wallet.key,
+        result.bets.ante,
+        result.bets.raise_,
+        result.payouts.ante + result.payouts.raise_,
+    )
+    balance_after = _post(
+        uow,
+        DECISION,
+        record.player_id,
+        record.currency,
+        legs,
+        record.id,
+        claim.tx_id,
+        claim.wallet,
+        now,
+    )
+    decided = replace(
+        record,
+        status=SETTLED,
+        decision=choice.value,
+        decided_by=decided_by,
+        raise_amount=result.bets.raise_,
+        war=None if result.war is None else result.war.to_dict(),
+        ante_payout=result.payouts.ante,
+        raise_payout=result.payouts.raise_,
+        tie_bet_payout=result.payouts.tie_bet,
+        net=result.net,
+        balance_after=balance_after,
+        settled_at=now,
+    )
+    uow.rounds.save_decision(decided)
+    uow.on_conflict(ROUND_NOT_OPEN, lambda: _not_awaiting(record.id))
+    return round_view(
+        RoundRow(decided, claim.seed_hash, claim.revealed, [*claim.transaction_ids, claim.tx_id])
+    )
 
 
-# What a decision changes in a round row.
-_DECISION_COLUMNS = (
-    "status",
-    "decision",
-    "decided_by",
-    "raise_amount",
-    "war",
-    "ante_payout",
-    "raise_payout",
-    "tie_bet_payout",
-    "net",
-    "balance_after",
-    "settled_at",
-)
+# --- recall ----------------------------------------------------------------------------
 
 
 def get_round(uow: UnitOfWork, round_id: str, player_id: str | None) -> RoundView:
-    row = uow.session.get(Round, round_id) if _is_uuid(round_id) else None
-    if row is None or (player_id is not None and row.player_id != player_id):
+    row = uow.rounds.get(round_id) if _is_uuid(round_id) else None
+    if row is None or (player_id is not None and row.round.player_id != player_id):
         raise NotFound("no such round", code="round_not_found")
-    return _views(uow, [row])[0]
+    return round_view(row)
 
 
 def list_rounds(
@@ -569,16 +290,11 @@ def list_rounds(
 ) -> Page[RoundView]:
     """Rounds newest first, optionally one player's and/or one status."""
     size = clamp_limit(limit)
-    query = select(Round)
     if player_id is not None:
-        player_exists(uow.session, player_id)
-        query = query.where(Round.player_id == player_id)
-    if status is not None:
-        if status not in ROUND_STATUSES:
-            raise Invalid(
-                f"status must be one of {', '.join(ROUND_STATUSES)}", code="invalid_status"
-            )
-        query = query.where(Round.status == status)
+        require_player(uow, player_id)
+    if status is not None and status not in ROUND_STATUSES:
+        raise Invalid(f"status must be one of {', '.join(ROUND_STATUSES)}", code="invalid_status")
+    before = None
     if cursor:
         created_text, last_id = decode_cursor(cursor, 2)
         try:
@@ -587,61 +303,43 @@ def list_rounds(
             raise Invalid("malformed cursor", code="invalid_cursor") from None
         if not _is_uuid(last_id):
             raise Invalid("malformed cursor", code="invalid_cursor")
-        query = query.where(
-            (Round.created_at < created) | ((Round.created_at == created) & (Round.id < last_id))
-        )
-    rows = list(
-        uow.session.scalars(
-            query.order_by(Round.created_at.desc(), Round.id.desc()).limit(size + 1)
-        )
-    )
+        before = (created, last_id)
+    rows = uow.rounds.page(player_id=player_id, status=status, before=before, limit=size + 1)
     more = len(rows) > size
     rows = rows[:size]
     next_cursor = None
     if more and rows:
-        last = rows[-1]
+        last = rows[-1].round
         next_cursor = encode_cursor(last.created_at.astimezone(UTC).isoformat(), last.id)
-    return Page(items=_views(uow, rows), next_cursor=next_cursor)
-
-
-@dataclass(frozen=True)
-class _StaleCandidate:
-    id: str
-    player_id: str
+    return Page(items=[round_view(row) for row in rows], next_cursor=next_cursor)
 
 
 def resolve_stale(uow: UnitOfWork, older_than: timedelta) -> list[RoundView]:
     """Settle rounds left awaiting a decision for longer than ``older_than``: war when the
     wallet holds the raise, else surrender (war when the table forbids surrender and the raise
-    is affordable; a round that can do neither is left open). Recorded as decided by system."""
+    is affordable; a round that can do neither is left open). Recorded as decided by system.
+    Rounds a player is deciding right now are skipped, not waited for."""
     if older_than < timedelta(0):
         raise Invalid("older_than must not be negative", code="invalid_duration")
-    session = uow.session
-    cutoff = utcnow() - older_than
-    query = (
-        select(Round)
-        .where(Round.status == AWAITING_DECISION, Round.created_at <= cutoff)
-        .order_by(Round.created_at)
-    )
-    if uow.dialect == "postgresql":
-        # Rounds a player is deciding right now are skipped, not waited for.
-        query = query.with_for_update(skip_locked=True)
     resolved = []
-    for row in list(session.scalars(query)):
+    for round_id in uow.rounds.stale_ids(utcnow() - older_than):
         try:
-            _settle_decision(uow, row, Decision.WAR, "system")
+            view = decide(uow, round_id, Decision.WAR, player_id=None, decided_by="system")
         except Conflict as exc:
             if exc.code != "insufficient_funds":
                 raise
+            # Refused before anything was written: the surrender starts from the same state.
             try:
-                _settle_decision(uow, row, Decision.SURRENDER, "system")
+                view = decide(
+                    uow, round_id, Decision.SURRENDER, player_id=None, decided_by="system"
+                )
             except IllegalAction:
                 continue  # no surrender at this table and no funds for war: leave it open
-        resolved.append(row)
-    return _views(uow, resolved)
+        resolved.append(view)
+    return resolved
 
 
-# --- views ----------------------------------------------------------------------------------
+# --- views -----------------------------------------------------------------------------
 
 
 def _is_uuid(value: object) -> bool:
@@ -653,72 +351,41 @@ def _is_uuid(value: object) -> bool:
         return False
 
 
-def _views(uow: UnitOfWork, rows: list[Round]) -> list[RoundView]:
-    if not rows:
-        return []
-    session = uow.session
-    seed_ids = {row.server_seed_id for row in rows}
-    seeds = {
-        seed.id: seed
-        for seed in session.scalars(select(ServerSeed).where(ServerSeed.id.in_(seed_ids)))
-    }
-    tx_ids: dict[str, list[int]] = defaultdict(list)
-    for round_id, tx_id in session.execute(
-        select(LedgerTransaction.round_id, LedgerTransaction.id)
-        .where(LedgerTransaction.round_id.in_([row.id for row in rows]))
-        .order_by(LedgerTransaction.seq)
-    ):
-        tx_ids[str(round_id)].append(int(tx_id))
-    ledger = ledger_for(session)
-    for row in rows:  # transactions of this request, appended at commit
-        tx_ids[row.id] += _pending_ids(ledger, row.id)
-    return [
-        round_view(
-            row,
-            seed_hash=seeds[row.server_seed_id].seed_hash,
-            server_seed=_revealed(seeds[row.server_seed_id]),
-            transaction_ids=tx_ids.get(row.id, []),
-        )
-        for row in rows
-    ]
-
-
-def _revealed(seed: ServerSeed) -> str | None:
-    return None if seed.active or seed.revealed_at is None else seed.seed.hex()
-
-
-def round_view(
-    row: RoundRow, *, seed_hash: str, server_seed: str | None, transaction_ids: list[int]
-) -> RoundView:
+def round_view(row: RoundRow) -> RoundView:
+    record = row.round
     decision: dict[str, Any] | None = None
-    if row.decision is not None:
-        decision = {"action": row.decision, "decided_by": row.decided_by or "player"}
+    if record.decision is not None:
+        decision = {"action": record.decision, "decided_by": record.decided_by or "player"}
     return RoundView(
-        id=row.id,
-        player_id=row.player_id,
-        table_id=row.table_id,
-        status=row.status,
-        player_card=row.player_card,
-        dealer_card=row.dealer_card,
-        war=row.war,
+        id=record.id,
+        player_id=record.player_id,
+        table_id=record.table_id,
+        status=record.status,
+        player_card=record.player_card,
+        dealer_card=record.dealer_card,
+        war=record.war,
         decision=decision,
-        bets={"ante": int(row.ante), "tie_bet": int(row.tie_bet), "raise": int(row.raise_amount)},
+        bets={
+            "ante": int(record.ante),
+            "tie_bet": int(record.tie_bet),
+            "raise": int(record.raise_amount),
+        },
         payouts={
-            "ante": int(row.ante_payout),
-            "tie_bet": int(row.tie_bet_payout),
-            "raise": int(row.raise_payout),
+            "ante": int(record.ante_payout),
+            "tie_bet": int(record.tie_bet_payout),
+            "raise": int(record.raise_payout),
         },
-        net=int(row.net),
-        balance_after=int(row.balance_after),
-        currency=row.currency,
+        net=int(record.net),
+        balance_after=int(record.balance_after),
+        currency=record.currency,
         fairness={
-            "server_seed_hash": seed_hash,
-            "client_seed": row.client_seed,
-            "nonce": int(row.nonce),
-            "server_seed": server_seed,
+            "server_seed_hash": row.seed_hash,
+            "client_seed": record.client_seed,
+            "nonce": int(record.nonce),
+            "server_seed": row.revealed,
         },
-        transaction_ids=transaction_ids,
-        created_at=row.created_at,
-        settled_at=row.settled_at,
-        rules=dict(row.rules),
+        transaction_ids=row.transaction_ids,
+        created_at=record.created_at,
+        settled_at=record.settled_at,
+        rules=dict(record.rules),
     )

@@ -7,33 +7,39 @@ so every round dealt from it can be re-dealt and checked by anyone.
 
 from __future__ import annotations
 
-from sqlalchemy import select
-
 from casino.engine import fairness
 from casino.service.common import player_exists
 from casino.service.errors import Conflict
-from casino.service.uow import UnitOfWork
 from casino.service.views import RotationView, SeedsView
-from casino.store.models import AWAITING_DECISION, Round, ServerSeed, utcnow
+from casino.store.records import SeedRecord
+from casino.store.types import utcnow
+from casino.store.uow import UnitOfWork
+
+_ATTEMPTS = 3
 
 
-def seeds_view(seed: ServerSeed) -> SeedsView:
+def seeds_view(seed: SeedRecord) -> SeedsView:
     return SeedsView(
         server_seed_hash=seed.seed_hash,
         client_seed=seed.client_seed,
-        next_nonce=int(seed.next_nonce),
+        next_nonce=seed.next_nonce,
     )
 
 
-def active_seed(uow: UnitOfWork, player_id: str, *, for_update: bool = False) -> ServerSeed:
-    player_exists(uow.session, player_id)
-    query = select(ServerSeed).where(ServerSeed.player_id == player_id, ServerSeed.active)
-    if for_update:
-        query = query.with_for_update()
-    seed = uow.session.scalars(query).one_or_none()
-    if seed is None:  # every player gets a seed at creation; this is a broken invariant
-        raise RuntimeError(f"player {player_id} has no active server seed")
-    return seed
+def _rotating() -> Conflict:
+    return Conflict("the player's seeds are being rotated; retry", code="seed_rotation_in_progress")
+
+
+def active_seed(uow: UnitOfWork, player_id: str, *, for_update: bool = False) -> SeedRecord:
+    """The player's active seed. A rotation committing meanwhile can leave a locking read
+    without a row (it re-checks ``active`` on the replaced row): the next read finds the new
+    seed, so it is tried again before giving up with 409."""
+    player_exists(uow, player_id)
+    for _ in range(_ATTEMPTS):
+        seed = uow.seeds.active(player_id, for_update=for_update)
+        if seed is not None:
+            return seed
+    raise _rotating()
 
 
 def get_seeds(uow: UnitOfWork, player_id: str) -> SeedsView:
@@ -44,15 +50,13 @@ def set_client_seed(uow: UnitOfWork, player_id: str, client_seed: str) -> SeedsV
     """Set the client seed for the next rounds (a round keeps the seed it was dealt with)."""
     fairness.validate_client_seed(client_seed)
     seed = active_seed(uow, player_id, for_update=True)
-    seed.client_seed = client_seed
-    uow.session.flush()
-    return seeds_view(seed)
+    if not uow.seeds.set_client_seed(seed.id, client_seed):
+        raise _rotating()
+    return seeds_view(active_seed(uow, player_id))
 
 
 def open_round_id(uow: UnitOfWork, player_id: str) -> str | None:
-    return uow.session.execute(
-        select(Round.id).where(Round.player_id == player_id, Round.status == AWAITING_DECISION)
-    ).scalar_one_or_none()
+    return uow.rounds.open_round_id(player_id)
 
 
 def rotate_seed(uow: UnitOfWork, player_id: str) -> RotationView:
@@ -61,9 +65,8 @@ def rotate_seed(uow: UnitOfWork, player_id: str) -> RotationView:
     Refused while a round awaits a decision: its war cards come from the active seed, so
     revealing it would tell the player what going to war yields.
     """
-    session = uow.session
     old = active_seed(uow, player_id, for_update=True)
-    pending = open_round_id(uow, player_id)
+    pending = uow.rounds.open_round_id(player_id)
     if pending is not None:
         raise Conflict(
             "a round awaits a decision; finish it before rotating seeds",
@@ -71,27 +74,19 @@ def rotate_seed(uow: UnitOfWork, player_id: str) -> RotationView:
             round_id=pending,
         )
     now = utcnow()
-    old.active = False
-    old.revealed_at = now
-    session.flush()  # the partial unique index allows one active seed at a time
+    if not uow.seeds.reveal(old.id, now):  # the partial unique index allows one active seed
+        raise _rotating()
     seed = fairness.new_server_seed()
-    new = ServerSeed(
+    new = uow.seeds.add(
         player_id=player_id,
         seed=seed,
         seed_hash=fairness.commitment(seed),
         client_seed=old.client_seed,
-        active=True,
         first_nonce=old.next_nonce,
-        next_nonce=old.next_nonce,
         created_at=now,
     )
-    session.add(new)
-    session.flush()
-    used = session.scalars(
-        select(Round.client_seed).where(Round.server_seed_id == old.id).order_by(Round.nonce)
-    )
     client_seeds: list[str] = []
-    for value in [*used, old.client_seed]:
+    for value in [*uow.seeds.client_seeds_used(old.id), old.client_seed]:
         if value not in client_seeds:
             client_seeds.append(value)
     revealed = {
@@ -99,8 +94,8 @@ def rotate_seed(uow: UnitOfWork, player_id: str) -> RotationView:
         "server_seed_hash": old.seed_hash,
         "client_seed": old.client_seed,
         "client_seeds": client_seeds,
-        "first_nonce": int(old.first_nonce),
-        "last_nonce": int(old.next_nonce) - 1 if old.next_nonce > old.first_nonce else None,
+        "first_nonce": old.first_nonce,
+        "last_nonce": old.next_nonce - 1 if old.next_nonce > old.first_nonce else None,
         "revealed_at": now,
     }
     return RotationView(revealed=revealed, current=seeds_view(new))

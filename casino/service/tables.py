@@ -7,20 +7,20 @@ changing a table never alters a round already started.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any
-
-from sqlalchemy import select
 
 from casino.engine.casino_war import TableRules
 from casino.engine.errors import InvalidRules
 from casino.engine.odds import theoretical_rtp
 from casino.service.common import check_currency
 from casino.service.errors import Conflict, Invalid, NotFound
-from casino.service.uow import UnitOfWork
 from casino.service.views import TableView
-from casino.store.models import CasinoTable, utcnow
+from casino.store.records import TableRecord
+from casino.store.types import utcnow
+from casino.store.uow import UnitOfWork
 
 _SLUG = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?")
 UPDATABLE = {"currency", "active"}
@@ -39,7 +39,7 @@ def rtp_view(rules: TableRules) -> dict[str, dict[str, Any]]:
     return {name: dict(value) for name, value in _rtp(rules).items()}
 
 
-def table_view(table: CasinoTable) -> TableView:
+def table_view(table: TableRecord) -> TableView:
     rules = TableRules.from_dict(table.rules)
     return TableView(
         id=table.id,
@@ -52,16 +52,15 @@ def table_view(table: CasinoTable) -> TableView:
     )
 
 
-def require_table(uow: UnitOfWork, table_id: str) -> CasinoTable:
-    table = uow.session.get(CasinoTable, table_id) if isinstance(table_id, str) else None
+def require_table(uow: UnitOfWork, table_id: str) -> TableRecord:
+    table = uow.tables.get(table_id)
     if table is None:
         raise NotFound("no such table", code="table_not_found")
     return table
 
 
 def list_tables(uow: UnitOfWork) -> list[TableView]:
-    tables = uow.session.scalars(select(CasinoTable).order_by(CasinoTable.id))
-    return [table_view(table) for table in tables]
+    return [table_view(table) for table in uow.tables.all()]
 
 
 def get_table(uow: UnitOfWork, table_id: str) -> TableView:
@@ -79,20 +78,12 @@ def create_table(
     check_currency(currency)
     if not isinstance(rules, TableRules):
         raise InvalidRules("rules must be TableRules")
-    session = uow.session
-    if session.get(CasinoTable, table_id) is not None:
+    if uow.tables.get(table_id) is not None:
         raise Conflict("a table with this id exists", code="duplicate_table")
     now = utcnow()
-    table = CasinoTable(
-        id=table_id,
-        currency=currency,
-        rules=rules.to_dict(),
-        active=bool(active),
-        created_at=now,
-        updated_at=now,
-    )
-    session.add(table)
-    session.flush()
+    table = TableRecord(table_id, currency, rules.to_dict(), bool(active), now, now)
+    uow.tables.add(table)
+    uow.ledger.ensure_accounts(currency)
     return table_view(table)
 
 
@@ -105,13 +96,17 @@ def update_table(uow: UnitOfWork, table_id: str, changes: dict[str, Any]) -> Tab
     table = require_table(uow, table_id)
     rule_changes = {k: v for k, v in changes.items() if k not in UPDATABLE}
     rules = TableRules.from_dict({**table.rules, **rule_changes})
+    currency = table.currency
     if "currency" in changes:
-        table.currency = check_currency(changes["currency"])
+        currency = check_currency(changes["currency"])
+        uow.ledger.ensure_accounts(currency)
+    active = table.active
     if "active" in changes:
         if not isinstance(changes["active"], bool):
             raise Invalid("active must be true or false", code="invalid_active")
-        table.active = changes["active"]
-    table.rules = rules.to_dict()
-    table.updated_at = utcnow()
-    uow.session.flush()
-    return table_view(table)
+        active = changes["active"]
+    updated = replace(
+        table, currency=currency, active=active, rules=rules.to_dict(), updated_at=utcnow()
+    )
+    uow.tables.replace(updated)
+    return table_view(updated)

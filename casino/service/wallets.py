@@ -1,18 +1,16 @@
 """Deposits, withdrawals, balances and ledger history of a player.
 
 Deposits move money from the external cash account of the currency into the wallet;
-withdrawals move it back. The wallet of a currency is created by its first deposit.
+withdrawals move it back. The wallet of a currency is created by its first deposit. Either
+locks the player's wallet row and nothing else.
 """
 
 from __future__ import annotations
 
-from typing import Literal
-
-from sqlalchemy import select
-
-from casino.ledger.accounts import WALLET, ensure_wallet, wallet_key
+from casino.ledger.accounts import SystemAccounts
 from casino.ledger.errors import InsufficientFunds
-from casino.ledger.posting import ledger_for, transfer
+from casino.ledger.legs import transfer
+from casino.ledger.transactions import DEPOSIT, WITHDRAWAL, link, new_transaction
 from casino.service.common import (
     check_amount,
     check_currency,
@@ -23,10 +21,11 @@ from casino.service.common import (
     player_exists,
 )
 from casino.service.errors import Invalid
-from casino.service.ledger_views import pending_view, transaction_views
-from casino.service.uow import UnitOfWork
+from casino.service.ledger_views import chained_view, transaction_view
 from casino.service.views import Page, TransactionView, WalletView
-from casino.store.models import Account, LedgerTransaction
+from casino.store.types import utcnow
+from casino.store.uow import UnitOfWork
+from casino.store.writes import WALLET_GUARD
 
 MAX_REFERENCE = 200
 
@@ -43,19 +42,19 @@ def deposit(
     uow: UnitOfWork, player_id: str, currency: str, amount: int, reference: str
 ) -> TransactionView:
     """Cash in: external cash -> wallet; the wallet is created by its first deposit."""
-    return _move_cash(uow, "deposit", player_id, currency, amount, reference)
+    return _move_cash(uow, DEPOSIT, player_id, currency, amount, reference)
 
 
 def withdraw(
     uow: UnitOfWork, player_id: str, currency: str, amount: int, reference: str
 ) -> TransactionView:
-    """Cash out: wallet -> external cash, refused beyond the balance by the SQL guard."""
-    return _move_cash(uow, "withdrawal", player_id, currency, amount, reference)
+    """Cash out: wallet -> external cash, refused beyond the balance."""
+    return _move_cash(uow, WITHDRAWAL, player_id, currency, amount, reference)
 
 
 def _move_cash(
     uow: UnitOfWork,
-    kind: Literal["deposit", "withdrawal"],
+    kind: str,
     player_id: str,
     currency: str,
     amount: int,
@@ -64,50 +63,48 @@ def _move_cash(
     check_currency(currency)
     check_amount(amount)
     _check_reference(reference)
-    session = uow.session
-    player_exists(session, player_id)
-    ledger = ledger_for(session)
-    cash = ledger.system_accounts(currency).cash
-    wallet = wallet_key(player_id, currency)
-    if kind == "deposit":
-        ensure_wallet(session, player_id, currency)
-        legs = transfer(cash, wallet, amount)
-    else:
-        legs = transfer(wallet, cash, amount)
-    ledger.post(kind, currency, legs, player_id=player_id, reference=reference)
+    player_exists(uow, player_id)
+    wallet = uow.ledger.lock_wallet(player_id, currency, create=kind == DEPOSIT)
+    if wallet is None:  # a withdrawal from a currency the player never deposited
+        raise insufficient_funds(amount, currency)
+    cash = SystemAccounts(currency).cash
+    legs = (
+        transfer(cash, wallet.key, amount)
+        if kind == DEPOSIT
+        else transfer(wallet.key, cash, amount)
+    )
+    tx = new_transaction(kind, currency, player_id, legs, created_at=utcnow(), reference=reference)
     try:
-        (tx,) = ledger.flush()
-    except InsufficientFunds:  # also when the player has no wallet in this currency
+        chained = link(tx, uow.ledger.reserve_id(), wallet.state)
+    except InsufficientFunds:
         raise insufficient_funds(amount, currency) from None
-    return pending_view(tx)
+    uow.ledger.append(chained, wallet)
+    uow.on_conflict(WALLET_GUARD, lambda: insufficient_funds(amount, currency))
+    return chained_view(chained)
 
 
 def list_wallets(uow: UnitOfWork, player_id: str) -> list[WalletView]:
-    session = uow.session
-    player_exists(session, player_id)
-    rows = session.execute(
-        select(Account.currency, Account.balance)
-        .where(Account.player_id == player_id, Account.kind == WALLET)
-        .order_by(Account.currency)
-    )
-    return [WalletView(currency=currency, balance=int(balance)) for currency, balance in rows]
+    player_exists(uow, player_id)
+    return [
+        WalletView(currency=currency, balance=balance)
+        for currency, balance in uow.ledger.balances(player_id)
+    ]
 
 
 def list_transactions(
     uow: UnitOfWork, player_id: str, cursor: str | None = None, limit: int = 50
 ) -> Page[TransactionView]:
     """The player's ledger transactions, newest first."""
-    session = uow.session
-    player_exists(session, player_id)
+    player_exists(uow, player_id)
     size = clamp_limit(limit)
-    query = select(LedgerTransaction).where(LedgerTransaction.player_id == player_id)
+    before = None
     if cursor:
-        (before,) = decode_cursor(cursor, 1)
-        if not (before.isdigit() and len(before) <= 18):  # a transaction id fits a bigint
+        (text,) = decode_cursor(cursor, 1)
+        if not (text.isdigit() and len(text) <= 18):  # a transaction id fits a bigint
             raise Invalid("malformed cursor", code="invalid_cursor")
-        query = query.where(LedgerTransaction.id < int(before))
-    txs = list(session.scalars(query.order_by(LedgerTransaction.id.desc()).limit(size + 1)))
+        before = int(text)
+    txs = uow.ledger.transaction_page(player_id, before, size + 1)
     more = len(txs) > size
     txs = txs[:size]
     next_cursor = encode_cursor(str(txs[-1].id)) if more and txs else None
-    return Page(items=transaction_views(session, txs), next_cursor=next_cursor)
+    return Page(items=[transaction_view(tx) for tx in txs], next_cursor=next_cursor)

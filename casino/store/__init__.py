@@ -9,11 +9,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-DEFAULT_SQLITE_PATH = Path("instance") / "casino.store"
+DEFAULT_SQLITE_PATH = Path("instance") / "casino.db"
 
 
 def database_url(env: dict[str, str] | None = None) -> str:
-    """``DATABASE_URL`` from the environment, else a SQLite file ``instance/casino.store``.
+    """``DATABASE_URL`` from the environment, else a SQLite file ``instance/casino.db``.
 
     The SQLite default is resolved against the current directory when this is called and the
     ``instance/`` folder is created if missing, so a fresh checkout works with no setup.

@@ -8,31 +8,26 @@ Failures are raised as the SQLAlchemy exceptions the rest of the code handles
 connection is invalidated as SQLAlchemy itself would.
 
 ``commit`` sends the transaction's last writes and its COMMIT in one pipeline (one network
-round trip): the ledger append, which locks the chain head, is among them, so the head stays
-locked only while the server runs those statements and flushes the commit, never while this
-process is descheduled between a reply and its next statement.
+round trip): the rows a request locked stay locked only while the server runs those writes and
+flushes the commit, never while this process is descheduled between a reply and its next
+statement.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from datetime import datetime
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import psycopg
 from psycopg.pq import ExecStatus
-from psycopg.types.json import Json
-from sqlalchemy import Table, event
+from sqlalchemy import event
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
-from sqlalchemy.types import JSON
 
 Params = Mapping[str, Any]
 TUPLES_OK = ExecStatus.TUPLES_OK
-_DEFERRED = "casino.direct.deferred"
 _CONNECTION = "casino.direct.connection"
 
 
@@ -42,39 +37,17 @@ class Statement:
 
     sql: str
     params: Params
-    #: constraint name -> the error to raise instead of an IntegrityError on it (made after
-    #: the rollback, so it may query the database).
-    conflicts: Mapping[str, Callable[[], Exception]] = field(default_factory=dict)
-    #: An INSERT of one whole row: its table and the row as a JSON object (column name ->
-    #: value), so a commit can hand it to ``ledger_commit`` instead of sending the statement.
-    row: tuple[str, str] | None = None
 
 
-def defer(session: Session, statement: Statement) -> None:
-    """Run ``statement`` at commit, in the commit's round trip (see ``commit``)."""
-    session.info.setdefault(_DEFERRED, []).append(statement)
-
-
-def take_deferred(session: Session) -> list[Statement]:
-    deferred: list[Statement] = session.info.pop(_DEFERRED, [])
-    return deferred
-
-
-def conflict_error(
-    statements: Sequence[Statement], error: sa_exc.IntegrityError
-) -> Callable[[], Exception] | None:
-    """What one of ``statements`` wants raised for this constraint violation, if anything."""
+def constraint_name(error: sa_exc.IntegrityError) -> str | None:
+    """The constraint a PostgreSQL integrity error names, if any."""
     diag = getattr(error.orig, "diag", None)
     name = getattr(diag, "constraint_name", None)
-    for statement in statements:
-        if isinstance(name, str) and name in statement.conflicts:
-            return statement.conflicts[name]
-    return None
+    return name if isinstance(name, str) else None
 
 
 @event.listens_for(Session, "after_rollback")
 def _forget_on_rollback(session: Session) -> None:
-    session.info.pop(_DEFERRED, None)
     session.info.pop(_CONNECTION, None)
 
 
@@ -172,78 +145,3 @@ def commit(session: Session, statements: Sequence[Statement]) -> list[tuple[Any,
         return [] if cursor is None else _rows(cursor)
     except psycopg.Error as error:
         raise _wrapped(connection, current, error) from error
-
-
-@dataclass(frozen=True)
-class _InsertShape:
-    sql: str
-    columns: tuple[tuple[str, str, bool], ...]  # (key, column name, is a JSON column)
-    whole: bool  # every column of the table is given
-
-
-_insert_shapes: dict[tuple[str, frozenset[str]], _InsertShape] = {}
-
-
-def _insert_shape(table: Table, keys: frozenset[str]) -> _InsertShape:
-    shape = _insert_shapes.get((table.name, keys))
-    if shape is None:
-        columns = [column for column in table.columns if column.key in keys]
-        names = ", ".join(column.name for column in columns)
-        marks = ", ".join(f"%({column.key})s" for column in columns)
-        shape = _InsertShape(
-            f"INSERT INTO {table.name} ({names}) VALUES ({marks})",
-            tuple((c.key, c.name, isinstance(c.type, JSON)) for c in columns),
-            len(columns) == len(table.columns),
-        )
-        _insert_shapes[(table.name, keys)] = shape
-    return shape
-
-
-def insert(table: Table, values: Mapping[str, Any]) -> Statement:
-    """``INSERT`` of one row given as column -> Python value (JSON columns as documents).
-
-    A whole row also comes as the JSON object ``json_populate_recordset`` reads (column name
-    -> value, JSON columns nested), made in one ``json.dumps``: a bet builds two of these."""
-    shape = _insert_shape(table, frozenset(values))
-    params: dict[str, Any] = {}
-    row: dict[str, Any] = {}
-    for key, name, is_json in shape.columns:
-        value = values[key]
-        if isinstance(value, Json):
-            params[key], row[name] = value, value.obj
-        elif is_json and value is not None:
-            params[key], row[name] = Json(value), value
-        else:
-            params[key] = row[name] = value
-    document = None
-    if shape.whole:
-        document = (table.name, json.dumps(row, default=_json_default, separators=(",", ":")))
-    return Statement(shape.sql, params, row=document)
-
-
-def _json_default(value: Any) -> str:
-    if isinstance(value, datetime):
-        if value.tzinfo is None:
-            raise ValueError("a timestamp without a time zone cannot be stored")
-        return value.isoformat()
-    raise TypeError(f"cannot store {type(value).__name__} in a JSON row")
-
-
-def update(table: Table, key: str, values: Mapping[str, Any]) -> Statement:
-    """``UPDATE`` of the row whose column ``key`` equals ``values[key]``."""
-    columns = [column for column in table.columns if column.key in values and column.key != key]
-    assignments = ", ".join(f"{column.name} = %({column.key})s" for column in columns)
-    params = {column.key: _adapt(column.type, values[column.key]) for column in columns}
-    params[key] = values[key]
-    return Statement(f"UPDATE {table.name} SET {assignments} WHERE {key} = %({key})s", params)
-
-
-def encoded_json(text: str, document: Any) -> Json:
-    """A JSON parameter sent as ``text``, ``document`` already serialised."""
-    return Json(document, dumps=lambda _: text)
-
-
-def _adapt(kind: Any, value: Any) -> Any:
-    if isinstance(kind, JSON) and value is not None and not isinstance(value, Json):
-        return Json(value)
-    return value

@@ -15,7 +15,7 @@ from sqlalchemy import JSON, CheckConstraint, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from casino.store.base import Base
-from casino.store.models import UTCDateTime
+from casino.store.types import UTCDateTime
 
 IN_PROGRESS = "in_progress"
 AWAITING_DECISION = "awaiting_decision"

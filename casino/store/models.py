@@ -1,13 +1,19 @@
-"""All tables of the betting service.
+"""All tables of the betting service (see docs/ledger.md for the ledger's design).
 
-Money columns are BigInteger minor units. Ledger rows (transactions, postings) are insert-only;
-the cached ``accounts.balance`` is maintained in the same database transaction as the postings
-and the audit recomputes it from them.
+Money columns are BigInteger minor units. Ledger rows (transactions, postings, checkpoints)
+are insert-only. Only a wallet keeps a balance column, maintained in the same database
+transaction as its postings; the house, in-play and cash balances are derived from postings
+and rolled up by the sealer into signed checkpoints, so no row is shared by every bet.
+
+No foreign key points from a bet's rows at a row every bet would share (a posting's account,
+a round's table): checking one takes a KEY SHARE lock on the referenced row, which would make
+the house account and each table row a lock every bet takes. The audit checks those
+references instead.
 """
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import (
@@ -15,7 +21,6 @@ from sqlalchemy import (
     BigInteger,
     Boolean,
     CheckConstraint,
-    DateTime,
     ForeignKey,
     Index,
     Integer,
@@ -24,39 +29,16 @@ from sqlalchemy import (
     String,
     text,
 )
-from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import Mapped, mapped_column
-from sqlalchemy.types import TypeDecorator
 
 from casino.store.base import Base
+from casino.store.types import BigId, UTCDateTime, as_utc, utcnow
+
+__all__ = ["AWAITING_DECISION", "SETTLED", "Base", "as_utc", "utcnow"]
 
 AWAITING_DECISION = "awaiting_decision"
 SETTLED = "settled"
-
-
-def utcnow() -> datetime:
-    return datetime.now(UTC)
-
-
-class UTCDateTime(TypeDecorator[datetime]):
-    """Timezone-aware UTC in and out; SQLite hands back naive values, which are UTC by design."""
-
-    impl = DateTime(timezone=True)
-    cache_ok = True
-
-    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
-        if value is None:
-            return None
-        if value.tzinfo is None:
-            raise ValueError("naive datetimes are not stored; use timezone-aware UTC")
-        return value.astimezone(UTC)
-
-    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
-        return None if value is None else as_utc(value)
-
-
-def as_utc(value: datetime) -> datetime:
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+GENESIS_HASH = "0" * 64
 
 
 class Player(Base):
@@ -122,13 +104,24 @@ class ServerSeed(Base):
 
 class Account(Base):
     """A ledger account: ``wallet`` (one per player and currency), ``house``, ``in_play`` and
-    ``cash`` (one each per currency). ``key`` is its unique name, e.g. ``wallet:<id>:EUR``."""
+    ``cash`` (one each per currency). ``key`` is its unique name, e.g. ``wallet:<id>:EUR``.
+
+    A wallet holds its balance and the head of its hash chain (``chain_length`` transactions,
+    the last one's ``chain_hash``); every movement of the wallet locks this row, which belongs
+    to its player alone. The shared accounts keep neither: their balance is the sum of their
+    postings, rolled up by the sealer into checkpoints.
+    """
 
     __tablename__ = "accounts"
     __table_args__ = (
-        CheckConstraint("kind <> 'wallet' OR balance >= 0", name="wallet_not_negative"),
+        CheckConstraint(
+            "kind <> 'wallet' OR (balance IS NOT NULL AND balance >= 0)",
+            name="wallet_not_negative",
+        ),
+        CheckConstraint("kind = 'wallet' OR balance IS NULL", name="only_wallets_keep_balance"),
         CheckConstraint("kind IN ('wallet', 'house', 'in_play', 'cash')", name="kind_known"),
         CheckConstraint("(kind = 'wallet') = (player_id IS NOT NULL)", name="wallet_has_player"),
+        CheckConstraint("chain_length >= 0", name="chain_length_known"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
@@ -136,36 +129,45 @@ class Account(Base):
     kind: Mapped[str] = mapped_column(String(16))
     currency: Mapped[str] = mapped_column(String(3))
     player_id: Mapped[str | None] = mapped_column(ForeignKey("players.id"), index=True)
-    balance: Mapped[int] = mapped_column(BigInteger)
+    balance: Mapped[int | None] = mapped_column(BigInteger)
+    chain_length: Mapped[int] = mapped_column(BigInteger)
+    chain_hash: Mapped[str] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
 
 
-#: Transaction ids on PostgreSQL; reserved while a request runs, before its chain append.
+#: Transaction ids on PostgreSQL, reserved while a request runs (views name them before the
+#: commit). On SQLite the id is the rowid, assigned in commit order.
 LEDGER_TX_ID_SEQ = Sequence("ledger_transaction_id_seq")
 
 
 class LedgerTransaction(Base):
-    """An insert-only ledger transaction.
+    """An insert-only ledger transaction, moving money of exactly one wallet.
 
-    ``id`` is unique (from a sequence on PostgreSQL, so it may have gaps from rolled-back
-    requests); ``seq`` is the place in the hash chain, gapless from 1.
+    ``wallet_seq`` is its place in that wallet's hash chain (gapless from 1), ``prev_hash``
+    the previous link's hash and ``hash`` its own link (casino.ledger.chain). ``commit_seq``
+    orders transactions for the sealer: PostgreSQL's transaction id, SQLite's row id.
     """
 
     __tablename__ = "ledger_transactions"
+    __table_args__ = (
+        Index("uq_ledger_transactions_wallet_seq", "wallet_id", "wallet_seq", unique=True),
+        Index("ix_ledger_transactions_player_id_id", "player_id", "id"),
+        CheckConstraint("wallet_seq >= 1", name="wallet_seq_positive"),
+    )
 
-    id: Mapped[int] = mapped_column(BigInteger, LEDGER_TX_ID_SEQ, primary_key=True)
-    seq: Mapped[int] = mapped_column(BigInteger, unique=True)
+    id: Mapped[int] = mapped_column(BigId, LEDGER_TX_ID_SEQ, primary_key=True)
     kind: Mapped[str] = mapped_column(String(16))
     currency: Mapped[str] = mapped_column(String(3))
-    player_id: Mapped[str | None] = mapped_column(ForeignKey("players.id"))
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id"))
+    wallet_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"))
     round_id: Mapped[str | None] = mapped_column(ForeignKey("rounds.id"), index=True)
     reference: Mapped[str | None] = mapped_column(String(200))
-    wallet_balance_after: Mapped[int | None] = mapped_column(BigInteger)
+    wallet_balance_after: Mapped[int] = mapped_column(BigInteger)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    wallet_seq: Mapped[int] = mapped_column(BigInteger)
     prev_hash: Mapped[str] = mapped_column(String(64))
-    hash: Mapped[str] = mapped_column(String(64), unique=True)
-
-    __table_args__ = (Index("ix_ledger_transactions_player_id_id", "player_id", "id"),)
+    hash: Mapped[str] = mapped_column(String(64))
+    commit_seq: Mapped[int] = mapped_column(BigInteger, index=True)
 
 
 class Posting(Base):
@@ -175,27 +177,40 @@ class Posting(Base):
     __table_args__ = (CheckConstraint("amount <> 0", name="amount_not_zero"),)
 
     transaction_id: Mapped[int] = mapped_column(
-        ForeignKey("ledger_transactions.id"), primary_key=True
+        BigInteger, ForeignKey("ledger_transactions.id"), primary_key=True
     )
     leg: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
-    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), index=True)
+    # No foreign key: see the module's docstring.
+    account_id: Mapped[int] = mapped_column(Integer)
     amount: Mapped[int] = mapped_column(BigInteger)
 
 
-class ChainHead(Base):
-    """The single row every ledger append locks: count (= last seq), last id, last hash.
+class LedgerCheckpoint(Base):
+    """A sealed, signed batch of ledger transactions (casino.ledger.checkpoints).
 
-    Keeping count and last hash here lets the audit notice a deleted *last* transaction,
-    which no later ``prev_hash`` would reveal.
+    It covers every transaction with ``commit_from <= commit_seq < commit_to``; ``root`` is
+    the Merkle root of their (id, hash) leaves, ``hash`` links it to the previous checkpoint,
+    ``signature`` is the Ed25519 signature of ``hash`` by the key ``key_id``.
     """
 
-    __tablename__ = "ledger_chain_head"
-    __table_args__ = (CheckConstraint("id = 1", name="single_row"),)
+    __tablename__ = "ledger_checkpoints"
+    __table_args__ = (
+        CheckConstraint("seq >= 1", name="seq_positive"),
+        CheckConstraint("commit_to > commit_from", name="range_not_empty"),
+    )
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
-    last_id: Mapped[int] = mapped_column(BigInteger)
-    count: Mapped[int] = mapped_column(BigInteger)
-    last_hash: Mapped[str] = mapped_column(String(64))
+    seq: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    commit_from: Mapped[int] = mapped_column(BigInteger)
+    commit_to: Mapped[int] = mapped_column(BigInteger, unique=True)
+    tx_count: Mapped[int] = mapped_column(BigInteger)
+    total_count: Mapped[int] = mapped_column(BigInteger)
+    root: Mapped[str] = mapped_column(String(64))
+    balances: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    prev_hash: Mapped[str] = mapped_column(String(64))
+    hash: Mapped[str] = mapped_column(String(64), unique=True)
+    key_id: Mapped[str] = mapped_column(String(64))
+    signature: Mapped[str] = mapped_column(String(128))
 
 
 class Round(Base):
@@ -209,14 +224,15 @@ class Round(Base):
             postgresql_where=text("status = 'awaiting_decision'"),
         ),
         Index("ix_rounds_player_id_created_at", "player_id", "created_at"),
-        Index("ix_rounds_status_created_at", "status", "created_at"),
+        Index("ix_rounds_created_at", "created_at"),
         CheckConstraint("status IN ('awaiting_decision', 'settled')", name="status_known"),
         CheckConstraint("ante > 0 AND tie_bet >= 0 AND raise_amount >= 0", name="bets_positive"),
     )
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True)
     player_id: Mapped[str] = mapped_column(ForeignKey("players.id"))
-    table_id: Mapped[str] = mapped_column(ForeignKey("casino_tables.id"))
+    # No foreign key: see the module's docstring. The round keeps its own rules snapshot.
+    table_id: Mapped[str] = mapped_column(String(64))
     currency: Mapped[str] = mapped_column(String(3))
     rules: Mapped[dict[str, Any]] = mapped_column(JSON)
     status: Mapped[str] = mapped_column(String(20))

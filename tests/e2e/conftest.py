@@ -18,11 +18,9 @@ import pytest
 from flask import Flask
 from sqlalchemy import Engine, MetaData, Table, create_engine, select, text
 from sqlalchemy.engine import make_url
-from sqlalchemy.orm import Session
 
 from casino import create_app
 from casino.api.database import EXTENSION_KEY
-from casino.ledger.accounts import forget_system_accounts
 from casino.store.migrate import upgrade
 
 from .helpers import Api, Player, make_config
@@ -72,7 +70,7 @@ class MigratedDatabase:
 
 @pytest.fixture(scope="session")
 def sqlite_database(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MigratedDatabase]:
-    path = tmp_path_factory.mktemp("sqlite") / "casino.store"
+    path = tmp_path_factory.mktemp("sqlite") / "casino.db"
     database = MigratedDatabase.migrate(f"sqlite:///{path}")
     yield database
     database.engine.dispose()
@@ -139,12 +137,7 @@ def app(database_url: str, _apps: dict[str, Flask]) -> Flask:
 def _app_for(url: str, apps: dict[str, Flask]) -> Flask:
     if url not in apps:
         apps[url] = create_app(make_config(url))
-    application = apps[url]
-    # The ledger remembers per engine which shared accounts exist (they are never deleted in
-    # real life); the database was just emptied under this engine, so forget them.
-    with Session(application.extensions[EXTENSION_KEY].engine) as session:
-        forget_system_accounts(session)
-    return application
+    return apps[url]
 
 
 @pytest.fixture

@@ -11,6 +11,7 @@ from flask.testing import FlaskClient
 
 import config
 from casino.engine.casino_war import CasinoWarDeal, deal_casino_war
+from casino.ledger.audit import AuditReport
 
 OPERATOR_TOKEN = "e2e-operator-token-0123456789"
 
@@ -195,3 +196,19 @@ def tie_then_war_lost(deal: CasinoWarDeal) -> bool:
 
 def tie_then_war_tied(deal: CasinoWarDeal) -> bool:
     return deal.is_tie and deal.war_player.rank == deal.war_dealer.rank
+
+
+def audit_database(url: str) -> AuditReport:
+    """The audit of a test app's database, trusting the key test apps sign with."""
+    import config
+    from casino.service.audit import run_audit
+    from casino.service.sealing import trusted_keys
+    from casino.store.database import Database
+
+    key = config.settings({"CASINO_ENV": "testing"})["SIGNING_KEY"]
+    database = Database.open(url)
+    try:
+        with database.unit_of_work() as uow:
+            return run_audit(uow, trusted_keys(key, []))
+    finally:
+        database.dispose()

@@ -37,6 +37,7 @@ def test_config_selected_by_casino_env(monkeypatch: pytest.MonkeyPatch, tmp_path
 def test_environment_is_read_at_create_app_time(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
+    monkeypatch.setenv("CASINO_SIGNING_KEY", "ab" * 32)
     monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'first.db'}")
     first = create_app("production")
     monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'second.db'}")
@@ -51,7 +52,33 @@ def test_production_requires_database_url(monkeypatch: pytest.MonkeyPatch) -> No
         create_app("production")
 
 
+def test_production_requires_a_signing_key(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'keyless.db'}")
+    monkeypatch.delenv("CASINO_SIGNING_KEY", raising=False)
+    monkeypatch.delenv("CASINO_SIGNING_KEY_FILE", raising=False)
+    with pytest.raises(config.ConfigError, match="signing key is required"):
+        create_app("production")
+    key_file = tmp_path / "signing.key"
+    key_file.write_text("cd" * 32 + "\n")
+    monkeypatch.setenv("CASINO_SIGNING_KEY_FILE", str(key_file))
+    assert create_app("production").config["SIGNING_KEY"] == "cd" * 32
+
+
+def test_development_makes_and_keeps_its_own_signing_key(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    monkeypatch.delenv("CASINO_SIGNING_KEY", raising=False)
+    monkeypatch.delenv("CASINO_SIGNING_KEY_FILE", raising=False)
+    first = create_app("development").config["SIGNING_KEY"]
+    assert create_app("development").config["SIGNING_KEY"] == first
+    key_file = tmp_path / "instance" / "signing-key"
+    assert key_file.read_text().strip() == first and key_file.stat().st_mode & 0o077 == 0
+
+
 def test_production_normalises_heroku_style_postgres_url(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CASINO_SIGNING_KEY", "ab" * 32)
     monkeypatch.setenv("DATABASE_URL", "postgres://u:p@db.invalid:5432/casino")
     app = create_app("production")
     assert app.config["DATABASE_URL"].startswith("postgresql+psycopg://")
@@ -63,7 +90,7 @@ def test_development_defaults_to_sqlite_file_under_instance(
     monkeypatch.delenv("DATABASE_URL", raising=False)
     monkeypatch.chdir(tmp_path)
     app = create_app("development")
-    assert app.config["DATABASE_URL"] == f"sqlite:///{tmp_path / 'instance' / 'casino.store'}"
+    assert app.config["DATABASE_URL"] == f"sqlite:///{tmp_path / 'instance' / 'casino.db'}"
 
 
 def test_unknown_config_name_is_a_clear_error() -> None:
@@ -109,7 +136,7 @@ def test_ready_checks_the_database(api: Api) -> None:
 
 def test_ready_answers_503_when_the_database_is_unreachable(tmp_path: Path) -> None:
     # A SQLite path in a directory that does not exist cannot be opened.
-    missing = tmp_path / "no" / "such" / "dir" / "casino.store"
+    missing = tmp_path / "no" / "such" / "dir" / "casino.db"
     app = create_app(make_config(f"sqlite:///{missing}"))
     client = app.test_client()
     response = client.get("/api/v1/ready")
@@ -357,11 +384,19 @@ def test_missing_or_invalid_token_is_401(api: Api, header: str | None) -> None:
 
 
 def test_every_non_public_route_requires_a_token(app: Flask, api: Api) -> None:
-    public = {"/api/v1/health", "/api/v1/ready", "/api/v1/openapi.json"}
+    # The public key is public on purpose: anyone may check a checkpoint's signature.
+    public = {
+        "/api/v1/health",
+        "/api/v1/ready",
+        "/api/v1/openapi.json",
+        "/api/v1/ledger/public-key",
+    }
     sample = {
         "player_id": "00000000-0000-4000-8000-000000000000",
         "round_id": "0" * 8 + "-0000-4000-8000-000000000000",
         "table_id": "classic",
+        "seq": "1",
+        "tx_id": "1",
     }
     checked = 0
     for rule in app.url_map.iter_rules():

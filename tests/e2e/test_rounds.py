@@ -7,18 +7,17 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from sqlalchemy import create_engine
-from sqlalchemy.orm import Session
 
 from casino.api.schemas import RoundSchema, round_body
 from casino.engine.casino_war import TableRules
-from casino.ledger.audit import format_report, run_audit
+from casino.ledger.audit import format_report
 from casino.service.views import RoundView
 
 from .helpers import (
     Api,
     Player,
     assert_problem,
+    audit_database,
     dealer_wins,
     is_tie,
     new_key,
@@ -42,12 +41,7 @@ def decide(api: Api, player: Player, round_id: str, action: str, key: str | None
 
 
 def audit(database_url: str) -> None:
-    engine = create_engine(database_url)
-    try:
-        with Session(engine) as session:
-            report = run_audit(session)
-    finally:
-        engine.dispose()
+    report = audit_database(database_url)
     assert report.ok, format_report(report)
 
 

@@ -55,6 +55,7 @@ def server_env(tmp_path: Path) -> dict[str, str]:
         CASINO_ENV="production",
         DATABASE_URL=url,
         CASINO_OPERATOR_TOKENS="served-operator-token",
+        CASINO_SIGNING_KEY="44" * 32,
         WEB_CONCURRENCY="1",
     )
     return env

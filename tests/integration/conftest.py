@@ -21,14 +21,20 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
 from casino.engine.casino_war import CasinoWarDeal, deal_casino_war
+from casino.ledger.audit import AuditReport
+from casino.ledger.checkpoints import Checkpoint, SigningKey
 from casino.service import players, seeds, tables, wallets
+from casino.service.audit import run_audit
 from casino.service.demo import DEMO_TABLES
-from casino.service.uow import UnitOfWork
+from casino.service.sealing import seal_pending
 from casino.store.migrate import upgrade
 from casino.store.models import ServerSeed
 from casino.store.session import make_engine, make_session_factory
+from casino.store.uow import UnitOfWork
 
 PG_ENV = "CASINO_TEST_POSTGRES_URL"
+#: The key the tests seal checkpoints with (any 32 bytes are an Ed25519 private key).
+SIGNING_KEY = SigningKey.parse("11" * 32)
 BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
 
 
@@ -89,17 +95,13 @@ def _empty_pg(engine: Engine) -> None:
             for row in conn.execute(
                 text(
                     "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() "
-                    "AND tablename NOT IN ('alembic_version', 'ledger_chain_head')"
+                    "AND tablename <> 'alembic_version'"
                 )
             )
         ]
         if names:
             quoted = ", ".join(f'"{name}"' for name in names)
             conn.execute(text(f"TRUNCATE {quoted} RESTART IDENTITY CASCADE"))
-        conn.execute(
-            text("UPDATE ledger_chain_head SET last_id = 0, count = 0, last_hash = :h"),
-            {"h": "0" * 64},
-        )
 
 
 @pytest.fixture(params=BACKENDS)
@@ -107,7 +109,7 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """A migrated, empty database for one test."""
     if request.param == "sqlite":
         template: Path = request.getfixturevalue("sqlite_template")
-        path = tmp_path / "casino.store"
+        path = tmp_path / "casino.db"
         shutil.copyfile(template, path)
         yield f"sqlite:///{path}"
         return
@@ -156,6 +158,16 @@ class Svc:
         if funds:
             self.run(wallets.deposit, view.id, currency, funds, "funding")
         return str(view.id)
+
+    def audit(self) -> AuditReport:
+        with UnitOfWork(self.factory) as uow:
+            return run_audit(uow, [SIGNING_KEY.verifying])
+
+    def seal(self) -> list[Checkpoint]:
+        with UnitOfWork(self.factory) as uow:
+            made = seal_pending(uow, SIGNING_KEY)
+            uow.commit()
+        return made
 
     def balance(self, player_id: str, currency: str = "EUR") -> int:
         with UnitOfWork(self.factory) as uow:

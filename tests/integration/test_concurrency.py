@@ -13,7 +13,7 @@ import threading
 from sqlalchemy import func, select
 
 from casino.engine.casino_war import CasinoWarRound, TableRules, deal_casino_war
-from casino.ledger.audit import format_report, run_audit
+from casino.ledger.audit import format_report
 from casino.service import rounds, seeds
 from casino.service.demo import DEMO_TABLES
 from casino.service.errors import Conflict
@@ -55,8 +55,7 @@ def hammer(svc: Svc, pid: str) -> tuple[list[str], list[str], list[str]]:
     def auditor() -> None:
         start.wait()
         while not done.is_set():
-            with svc.uow() as uow:
-                report = run_audit(uow.session)
+            report = svc.audit()
             audits.append(report.ok)
             if not report.ok:
                 audit_failures.append(format_report(report))
@@ -110,11 +109,13 @@ def test_one_wallet_many_threads(svc: Svc, demo_tables: list[str]) -> None:
     with svc.uow() as uow:
         session = uow.session
         stored = set(session.scalars(select(Round.id).where(Round.player_id == pid)))
+        # One transaction opens each round: a bet settled at once, or the stake of a tie.
         staked = session.scalar(
             select(func.count()).where(
-                LedgerTransaction.kind == "stake", LedgerTransaction.round_id.in_(accepted)
+                LedgerTransaction.kind.in_(["bet", "stake"]),
+                LedgerTransaction.round_id.in_(accepted),
             )
         )
-        report = run_audit(session)
+    report = svc.audit()
     assert stored == set(accepted) and staked == len(accepted)
     assert report.ok, format_report(report)

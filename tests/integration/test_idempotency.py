@@ -11,6 +11,7 @@ from casino.service import idempotency, wallets
 from casino.service.errors import Conflict, Invalid
 from casino.service.views import StoredResponse
 from casino.store import direct
+from casino.store import idempotency as store_idempotency
 from casino.store.models import IdempotencyRecord, utcnow
 
 from .conftest import Svc
@@ -154,7 +155,7 @@ def test_key_lookup_with_authentication_uses_the_whole_primary_key(svc: Svc, rec
             row[0]
             for row in direct.execute(
                 uow.session,
-                "EXPLAIN " + idempotency._PLAYER_AND_KEY,
+                "EXPLAIN " + store_idempotency._PLAYER_AND_KEY,
                 {"digest": digest, "prefix": "player:", "key": "k1"},
             )
         )

@@ -83,20 +83,21 @@ def test_partial_unique_indexes_exist(fresh_url: str) -> None:
 @pytest.mark.postgres
 @pytest.mark.parametrize("fresh_url", ["postgresql"], indirect=True)
 def test_postgres_ledger_function_and_sequence(fresh_url: str) -> None:
-    """The chain append and the id sequence live outside the models' metadata (SQLite
-    appends in Python and needs neither)."""
+    """The commit function and the id sequence live outside the models' metadata (SQLite
+    writes in plain statements and needs neither)."""
     engine = make_engine(fresh_url)
     try:
         upgrade(fresh_url)
         with engine.connect() as conn:
-            assert conn.execute(text("SELECT to_regproc('ledger_append')")).scalar() is not None
+            assert conn.execute(text("SELECT to_regproc('casino_commit')")).scalar() is not None
+            assert conn.execute(text("SELECT to_regproc('ledger_append')")).scalar() is None
             owner = conn.execute(
                 text("SELECT pg_get_serial_sequence('ledger_transactions', 'id')")
             ).scalar()
             assert owner == "public.ledger_transaction_id_seq"
         downgrade(fresh_url, "base")
         with engine.connect() as conn:
-            assert conn.execute(text("SELECT to_regproc('ledger_append')")).scalar() is None
+            assert conn.execute(text("SELECT to_regproc('casino_commit')")).scalar() is None
             assert (
                 conn.execute(text("SELECT to_regclass('ledger_transaction_id_seq')")).scalar()
                 is None

@@ -27,7 +27,7 @@ def invoke(*args: str) -> click.testing.Result:
 def test_database_url_default_and_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("DATABASE_URL", raising=False)
-    assert database_url() == f"sqlite:///{tmp_path / 'instance' / 'casino.store'}"
+    assert database_url() == f"sqlite:///{tmp_path / 'instance' / 'casino.db'}"
     assert (tmp_path / "instance").is_dir()
     assert database_url({"DATABASE_URL": "postgres://u:p@h/db"}) == (
         "postgresql+psycopg://u:p@h/db"
@@ -50,7 +50,7 @@ def test_fresh_install_flow(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     assert token.startswith("op_")
     audit = invoke("audit")
     assert audit.exit_code == 0 and "all checks passed" in audit.output
-    assert (tmp_path / "instance" / "casino.store").exists()
+    assert (tmp_path / "instance" / "casino.db").exists()
 
 
 def test_seed_demo_tokens_work(svc: Svc, db_url: str) -> None:

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import pytest
+from sqlalchemy import text
 
 from casino.service import players
 from casino.service.auth import authenticate, create_operator_token, hash_token
@@ -23,7 +24,7 @@ def test_player_token_is_stored_only_as_hash(svc: Svc) -> None:
     view, token = svc.run(players.create_player, "ext-hash")
     with svc.uow() as uow:
         stored = uow.session.execute(
-            players.select(players.Player.token_hash).where(players.Player.id == view.id)
+            text("SELECT token_hash FROM players WHERE id = :id"), {"id": view.id}
         ).scalar_one()
     assert stored == hash_token(token) and token not in stored
 

@@ -32,13 +32,19 @@ def test_settled_at_once_without_a_tie(svc: Svc, demo_tables: list[str]) -> None
     assert view.war is None and view.decision is None and view.settled_at is not None
     assert view.currency == "EUR" and view.rules["decks"] == 6
     assert view.fairness["nonce"] == 0 and view.fairness["server_seed"] is None
-    assert len(view.transaction_ids) == 2
+    # Stakes and payouts in one transaction; nothing passes through in-play.
+    (tx_id,) = view.transaction_ids
     with svc.uow() as uow:
         txs = {tx.id: tx for tx in wallets.list_transactions(uow, pid).items}
-    stake, settlement = (txs[i] for i in view.transaction_ids)
-    assert stake.kind == "stake" and settlement.kind == "settlement"
-    assert stake.round_id == settlement.round_id == view.id
-    assert {"account": "in_play", "amount": 1200} in stake.postings
+    bet = txs[tx_id]
+    assert bet.kind == "bet" and bet.round_id == view.id and bet.balance_after == svc.balance(pid)
+    assert bet.postings[:2] == [
+        {"account": f"wallet:{pid}", "amount": -1200},
+        {"account": "house", "amount": 1200},
+    ]
+    paid = [p["amount"] for p in bet.postings[2:] if p["account"] == f"wallet:{pid}"]
+    assert paid == ([2000] if won else [])
+    assert all(p["account"] != "in_play" for p in bet.postings)
 
 
 def test_tie_pays_the_tie_bet_and_awaits(svc: Svc, demo_tables: list[str]) -> None:
@@ -76,7 +82,14 @@ def test_war_outcomes(
         "player_card": deal.war_player.code,
         "dealer_card": deal.war_dealer.code,
     }
-    assert len(settled.transaction_ids) == 3  # stake, raise, settlement
+    # The stake at the bet, then the raise and the settlement in one decision transaction.
+    stake_id, decision_id = settled.transaction_ids
+    with svc.uow() as uow:
+        txs = {tx.id: tx for tx in wallets.list_transactions(uow, pid).items}
+    assert (txs[stake_id].kind, txs[decision_id].kind) == ("stake", "decision")
+    assert {"account": "in_play", "amount": 1000} in txs[stake_id].postings
+    assert {"account": "in_play", "amount": -1000} in txs[decision_id].postings
+    assert txs[decision_id].postings[0] == {"account": f"wallet:{pid}", "amount": -1000}
 
 
 def test_war_tie_bonus_table(svc: Svc, demo_tables: list[str]) -> None:

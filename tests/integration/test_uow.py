@@ -12,9 +12,9 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
 from casino.service import idempotency, rounds
-from casino.service.uow import UnitOfWork
 from casino.store import direct
 from casino.store.session import make_engine, make_session_factory
+from casino.store.uow import UnitOfWork
 
 from .conftest import Svc, is_tie
 
@@ -47,8 +47,8 @@ def test_a_failed_rollback_discards_the_connection_and_does_not_raise(
 def test_a_bet_and_its_record_commit_in_one_statement_on_postgres(
     svc: Svc, demo_tables: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The round, the idempotency record and the ledger append ride in one statement before
-    the COMMIT (``ledger_commit``); a decision adds only its round update."""
+    """Everything a bet or a decision writes (round, idempotency record, transaction,
+    postings, wallet) rides in one statement before the COMMIT (``casino_commit``)."""
     sent: list[list[str]] = []
     real_commit = direct.commit
 
@@ -68,9 +68,8 @@ def test_a_bet_and_its_record_commit_in_one_statement_on_postgres(
         idempotency.complete(uow, f"player:{pid}", "decision-1", "fp", 200, {"id": view.id})
         uow.commit()
     bet, decision = sent[-2:]
-    assert len(bet) == 1 and "ledger_commit(" in bet[0], bet
-    assert len(decision) == 2 and decision[0].startswith("UPDATE rounds"), decision
-    assert "ledger_commit(" in decision[1], decision
+    assert len(bet) == 1 and "casino_commit(" in bet[0], bet
+    assert len(decision) == 1 and "casino_commit(" in decision[0], decision
     with svc.uow() as uow:
         assert idempotency.begin(uow, f"player:{pid}", "bet-1", "fp") is not None
         assert idempotency.begin(uow, f"player:{pid}", "decision-1", "fp") is not None

@@ -29,7 +29,7 @@ def database_url(
 ) -> Iterator[str]:
     """A fresh database migrated to head: SQLite always, PostgreSQL where there is one."""
     if request.param == "sqlite":
-        url = f"sqlite:///{tmp_path_factory.mktemp('system') / 'casino.store'}"
+        url = f"sqlite:///{tmp_path_factory.mktemp('system') / 'casino.db'}"
         pg.migrate(url)
         yield url
     else:

@@ -573,8 +573,8 @@ def test_revoked_tokens_are_refused(database_url: str, world: World) -> None:
     """A configured operator token removed from the configuration, and an operator token
     deleted from the database, both stop working at once."""
     from casino.service.auth import create_operator_token
-    from casino.service.uow import UnitOfWork
     from casino.store.session import make_engine, make_session_factory
+    from casino.store.uow import UnitOfWork
 
     engine = make_engine(database_url)
     try:

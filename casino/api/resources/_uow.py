@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from casino.api.database import request_uow
-from casino.service.uow import UnitOfWork
+from casino.store.uow import UnitOfWork
 
 T = TypeVar("T")
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from flask.views import MethodView
 
-from casino.api.database import database
+from casino.api.database import ping
 from casino.api.json_body import ApiBlueprint
 from casino.api.schemas import HealthSchema
 
@@ -29,5 +29,5 @@ class Ready(MethodView):
     @blp.alt_response(503, response="SERVICE_UNAVAILABLE")
     def get(self) -> dict[str, Any]:
         """The database answers SELECT 1; 503 service_unavailable otherwise."""
-        database().ping()
+        ping()
         return {"status": "ready"}

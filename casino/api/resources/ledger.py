@@ -1,0 +1,107 @@
+"""The ledger's signed checkpoints, the key that signs them, and inclusion proofs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import current_app
+from flask.views import MethodView
+from marshmallow import RAISE
+
+from casino.api.auth import OPERATOR, PLAYER, requires, scope_player_id
+from casino.api.json_body import ApiBlueprint
+from casino.api.openapi import error_responses
+from casino.api.resources._uow import read
+from casino.api.schemas_ledger import (
+    CheckpointQuerySchema,
+    CheckpointSchema,
+    InclusionProofSchema,
+    PublicKeySchema,
+)
+from casino.ledger.checkpoints import Checkpoint, SigningKey
+from casino.service import sealing
+from casino.service.errors import Conflict, NotFound
+
+blp = ApiBlueprint(
+    "ledger",
+    __name__,
+    url_prefix="/api/v1/ledger",
+    description="Signed checkpoints of the ledger and proofs of inclusion",
+)
+
+
+def _checkpoint(checkpoint: Checkpoint) -> dict[str, Any]:
+    return checkpoint.to_dict()
+
+
+@blp.route("/checkpoints")
+class Checkpoints(MethodView):
+    @requires(OPERATOR)
+    @blp.arguments(CheckpointQuerySchema(), location="query", unknown=RAISE)
+    @blp.response(200, CheckpointSchema(many=True))
+    @blp.doc(responses=error_responses(422))
+    def get(self, query: dict[str, Any]) -> list[dict[str, Any]]:
+        """Checkpoints in sealing order, each signed by the operator's Ed25519 key."""
+        found = read(lambda uow: sealing.list_checkpoints(uow, query["after"], query["limit"]))
+        return [_checkpoint(c) for c in found]
+
+
+@blp.route("/checkpoints/<int:seq>")
+class CheckpointBySeq(MethodView):
+    @requires(OPERATOR)
+    @blp.response(200, CheckpointSchema)
+    @blp.doc(responses=error_responses(404))
+    def get(self, seq: int) -> dict[str, Any]:
+        """One checkpoint."""
+        return _checkpoint(read(lambda uow: sealing.get_checkpoint(uow, seq)))
+
+
+@blp.route("/public-key")
+class PublicKey(MethodView):
+    @blp.response(200, PublicKeySchema)
+    def get(self) -> dict[str, Any]:
+        """The public key checkpoints are signed with (no authentication: anyone may check a
+        checkpoint's signature), and the earlier keys still trusted."""
+        config = current_app.config
+        key = SigningKey.parse(config["SIGNING_KEY"]).verifying
+        trusted = sealing.trusted_keys(config["SIGNING_KEY"], config["TRUSTED_SIGNING_KEYS"])
+        return {
+            "algorithm": "Ed25519",
+            "key_id": key.key_id,
+            "public_key": key.hex,
+            "pem": key.pem(),
+            "trusted": [{"key_id": k.key_id, "public_key": k.hex} for k in trusted],
+        }
+
+
+@blp.route("/transactions/<int:tx_id>/proof")
+class Proof(MethodView):
+    @requires(OPERATOR, PLAYER)
+    @blp.response(200, InclusionProofSchema)
+    @blp.doc(responses=error_responses(404, 409))
+    def get(self, tx_id: int) -> dict[str, Any]:
+        """The Merkle path proving a transaction is in a signed checkpoint (a player sees
+        its own transactions only); 409 transaction_not_sealed until the sealer got to it."""
+        player_id = scope_player_id()
+
+        def prove(uow: Any) -> sealing.InclusionProof:
+            owner = uow.ledger.owner_of(tx_id)
+            if owner is None or (player_id is not None and owner != player_id):
+                raise NotFound("no such transaction", code="transaction_not_found")
+            proof = sealing.inclusion(uow, tx_id)
+            if proof is None:
+                raise Conflict(
+                    "the transaction is not sealed yet; retry in a few seconds",
+                    code="transaction_not_sealed",
+                )
+            return proof
+
+        proof = read(prove)
+        return {
+            "transaction_id": proof.tx_id,
+            "transaction_hash": proof.tx_hash,
+            "index": proof.index,
+            "size": proof.size,
+            "path": proof.path,
+            "checkpoint": _checkpoint(proof.checkpoint),
+        }

@@ -1,0 +1,64 @@
+"""Schemas of the ledger's own resources: signed checkpoints, the public key, proofs."""
+
+from __future__ import annotations
+
+import marshmallow as ma
+from marshmallow import validate
+
+from casino.api.schemas import RequestSchema
+
+
+class CheckpointQuerySchema(RequestSchema):
+    after = ma.fields.Integer(
+        load_default=0,
+        validate=validate.Range(min=0, max=2**62),
+        metadata={"description": "List checkpoints after this sequence number"},
+    )
+    limit = ma.fields.Integer(
+        load_default=100,
+        validate=validate.Range(min=1, max=1000),
+        metadata={"description": "Checkpoints per page, 1 to 1000"},
+    )
+
+
+class CheckpointSchema(ma.Schema):
+    seq = ma.fields.Integer(metadata={"description": "1, 2, 3 ... in sealing order"})
+    commit_from = ma.fields.Integer(metadata={"description": "First commit_seq sealed"})
+    commit_to = ma.fields.Integer(metadata={"description": "First commit_seq not sealed"})
+    tx_count = ma.fields.Integer(metadata={"description": "Transactions in this checkpoint"})
+    total_count = ma.fields.Integer(metadata={"description": "Transactions sealed in all"})
+    root = ma.fields.String(metadata={"description": "Merkle root (RFC 6962) of id:hash leaves"})
+    balances = ma.fields.Dict(
+        keys=ma.fields.String(),
+        values=ma.fields.Integer(),
+        metadata={"description": "Shared accounts' balances after it, e.g. house:EUR"},
+    )
+    created_at = ma.fields.String(metadata={"description": "UTC, ISO 8601, microseconds"})
+    prev_hash = ma.fields.String(metadata={"description": "The previous checkpoint's hash"})
+    hash = ma.fields.String(metadata={"description": "SHA-256 of the canonical fields above"})
+    key_id = ma.fields.String(metadata={"description": "Which public key signed it"})
+    signature = ma.fields.String(
+        metadata={"description": 'Ed25519 over "casino-checkpoint-v1:" + hash, hex'}
+    )
+
+
+class PublicKeySchema(ma.Schema):
+    algorithm = ma.fields.String(metadata={"description": "Ed25519"})
+    key_id = ma.fields.String()
+    public_key = ma.fields.String(metadata={"description": "32 bytes, hex"})
+    pem = ma.fields.String(metadata={"description": "SubjectPublicKeyInfo PEM"})
+    trusted = ma.fields.List(
+        ma.fields.Dict(),
+        metadata={"description": "Every key checkpoints may be signed with: key_id, public_key"},
+    )
+
+
+class InclusionProofSchema(ma.Schema):
+    transaction_id = ma.fields.Integer()
+    transaction_hash = ma.fields.String()
+    index = ma.fields.Integer(metadata={"description": "The leaf's position in the tree"})
+    size = ma.fields.Integer(metadata={"description": "Leaves in the checkpoint's tree"})
+    path = ma.fields.List(
+        ma.fields.String(), metadata={"description": "Audit path, leaf level first (RFC 6962)"}
+    )
+    checkpoint = ma.fields.Nested(CheckpointSchema)

@@ -1,0 +1,243 @@
+"""Signed checkpoints: the sealer's record of every transaction committed so far.
+
+A checkpoint seals one batch: every transaction whose ``commit_seq`` lies in
+``[commit_from, commit_to)`` (a range no transaction can join any more once sealed; see
+casino.store.checkpoints). It holds the batch's size, the Merkle root of its
+``"<id>:<hash>"`` leaves (casino.ledger.merkle), the running balances of the shared accounts
+after it, and the hash of the previous checkpoint, so the checkpoints form a chain of their
+own. Its ``hash`` is SHA-256 of the canonical JSON of those fields; its ``signature`` is the
+Ed25519 signature of ``"casino-checkpoint-v1:" + hash`` by the operator's signing key.
+
+Together with the per-wallet chains this makes history fixed once sealed: editing, deleting
+or inserting a sealed transaction changes the batch's root, rewriting the checkpoint breaks
+its signature, and signing a forged one needs the private key, which the database never
+holds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+from casino.ledger.chain import GENESIS_HASH, canonical_time
+
+SIGNATURE_CONTEXT = b"casino-checkpoint-v1:"
+
+__all__ = ["GENESIS_HASH", "Checkpoint", "SigningKey", "VerifyingKey", "checkpoint_hash"]
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    seq: int
+    commit_from: int
+    commit_to: int
+    tx_count: int
+    total_count: int
+    root: str
+    balances: Mapping[str, int]  # shared account key -> balance after this checkpoint
+    created_at: datetime
+    prev_hash: str
+    hash: str
+    key_id: str
+    signature: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "seq": self.seq,
+            "commit_from": self.commit_from,
+            "commit_to": self.commit_to,
+            "tx_count": self.tx_count,
+            "total_count": self.total_count,
+            "root": self.root,
+            "balances": dict(sorted(self.balances.items())),
+            "created_at": canonical_time(self.created_at),
+            "prev_hash": self.prev_hash,
+            "hash": self.hash,
+            "key_id": self.key_id,
+            "signature": self.signature,
+        }
+
+
+def checkpoint_hash(
+    *,
+    seq: int,
+    commit_from: int,
+    commit_to: int,
+    tx_count: int,
+    total_count: int,
+    root: str,
+    balances: Mapping[str, int],
+    created_at: datetime,
+    prev_hash: str,
+) -> str:
+    document = {
+        "seq": seq,
+        "commit_from": commit_from,
+        "commit_to": commit_to,
+        "tx_count": tx_count,
+        "total_count": total_count,
+        "root": root,
+        "balances": {key: int(value) for key, value in sorted(balances.items())},
+        "created_at": canonical_time(created_at),
+        "prev_hash": prev_hash,
+    }
+    text = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def recomputed_hash(checkpoint: Checkpoint) -> str:
+    return checkpoint_hash(
+        seq=checkpoint.seq,
+        commit_from=checkpoint.commit_from,
+        commit_to=checkpoint.commit_to,
+        tx_count=checkpoint.tx_count,
+        total_count=checkpoint.total_count,
+        root=checkpoint.root,
+        balances=checkpoint.balances,
+        created_at=checkpoint.created_at,
+        prev_hash=checkpoint.prev_hash,
+    )
+
+
+def key_id_of(public_raw: bytes) -> str:
+    """A short, stable name of a public key: the first 16 hex digits of its SHA-256."""
+    return hashlib.sha256(public_raw).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class VerifyingKey:
+    """An Ed25519 public key that checkpoints can be checked against."""
+
+    raw: bytes
+
+    @property
+    def key_id(self) -> str:
+        return key_id_of(self.raw)
+
+    @property
+    def hex(self) -> str:
+        return self.raw.hex()
+
+    def pem(self) -> str:
+        public = Ed25519PublicKey.from_public_bytes(self.raw)
+        return public.public_bytes(
+            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+        ).decode("ascii")
+
+    def verifies(self, digest: str, signature: str) -> bool:
+        try:
+            Ed25519PublicKey.from_public_bytes(self.raw).verify(
+                bytes.fromhex(signature), SIGNATURE_CONTEXT + digest.encode("ascii")
+            )
+        except (InvalidSignature, ValueError):
+            return False
+        return True
+
+    @classmethod
+    def parse(cls, text: str) -> VerifyingKey:
+        """A public key as 64 hex digits or as PEM."""
+        text = text.strip()
+        if text.startswith("-----BEGIN"):
+            loaded = serialization.load_pem_public_key(text.encode("ascii"))
+            if not isinstance(loaded, Ed25519PublicKey):
+                raise ValueError("not an Ed25519 public key")
+            return cls(loaded.public_bytes_raw())
+        raw = bytes.fromhex(text)
+        if len(raw) != 32:
+            raise ValueError("an Ed25519 public key is 32 bytes (64 hex digits)")
+        return cls(raw)
+
+
+class SigningKey:
+    """The operator's Ed25519 private key for checkpoints."""
+
+    def __init__(self, private: Ed25519PrivateKey) -> None:
+        self._private = private
+        self.verifying = VerifyingKey(private.public_key().public_bytes_raw())
+
+    @property
+    def key_id(self) -> str:
+        return self.verifying.key_id
+
+    def sign(self, digest: str) -> str:
+        return self._private.sign(SIGNATURE_CONTEXT + digest.encode("ascii")).hex()
+
+    def private_hex(self) -> str:
+        return self._private.private_bytes_raw().hex()
+
+    @classmethod
+    def generate(cls) -> SigningKey:
+        return cls(Ed25519PrivateKey.generate())
+
+    @classmethod
+    def parse(cls, text: str) -> SigningKey:
+        """A private key as 64 hex digits (the 32-byte seed) or as PEM (PKCS#8)."""
+        text = text.strip()
+        if text.startswith("-----BEGIN"):
+            loaded = serialization.load_pem_private_key(text.encode("ascii"), password=None)
+            if not isinstance(loaded, Ed25519PrivateKey):
+                raise ValueError("not an Ed25519 private key")
+            return cls(loaded)
+        try:
+            raw = bytes.fromhex(text)
+        except ValueError:
+            raise ValueError("the signing key is neither 64 hex digits nor PEM") from None
+        if len(raw) != 32:
+            raise ValueError("an Ed25519 private key is 32 bytes (64 hex digits)")
+        return cls(Ed25519PrivateKey.from_private_bytes(raw))
+
+
+def seal(
+    *,
+    seq: int,
+    commit_from: int,
+    commit_to: int,
+    tx_count: int,
+    total_count: int,
+    root: str,
+    balances: Mapping[str, int],
+    created_at: datetime,
+    prev_hash: str,
+    key: SigningKey,
+) -> Checkpoint:
+    digest = checkpoint_hash(
+        seq=seq,
+        commit_from=commit_from,
+        commit_to=commit_to,
+        tx_count=tx_count,
+        total_count=total_count,
+        root=root,
+        balances=balances,
+        created_at=created_at,
+        prev_hash=prev_hash,
+    )
+    return Checkpoint(
+        seq=seq,
+        commit_from=commit_from,
+        commit_to=commit_to,
+        tx_count=tx_count,
+        total_count=total_count,
+        root=root,
+        balances=dict(balances),
+        created_at=created_at,
+        prev_hash=prev_hash,
+        hash=digest,
+        key_id=key.key_id,
+        signature=key.sign(digest),
+    )
+
+
+def roll_up(previous: Mapping[str, int], movements: Iterable[tuple[str, int]]) -> dict[str, int]:
+    """Shared accounts' balances after a batch: the previous ones plus the batch's postings."""
+    balances = dict(previous)
+    for key, amount in movements:
+        balances[key] = balances.get(key, 0) + amount
+    return balances

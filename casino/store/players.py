@@ -1,0 +1,64 @@
+"""Players and the hashes of their bearer tokens."""
+
+from __future__ import annotations
+
+from sqlalchemy import select, update
+from sqlalchemy.exc import IntegrityError
+
+from casino.store import direct
+from casino.store.models import Player
+from casino.store.records import PlayerRecord
+from casino.store.repository import Repository
+
+_BY_TOKEN = "SELECT id FROM players WHERE token_hash = %(digest)s"
+
+
+def _record(player: Player) -> PlayerRecord:
+    return PlayerRecord(player.id, player.external_ref, player.display_name, player.created_at)
+
+
+class PlayerStore(Repository):
+    def get(self, player_id: str) -> PlayerRecord | None:
+        player = self.session.get(Player, player_id) if isinstance(player_id, str) else None
+        return None if player is None else _record(player)
+
+    def exists(self, player_id: str) -> bool:
+        if not isinstance(player_id, str):
+            return False
+        found = self.session.execute(select(Player.id).where(Player.id == player_id))
+        return found.scalar_one_or_none() is not None
+
+    def id_by_external_ref(self, external_ref: str) -> str | None:
+        found = self.session.execute(select(Player.id).where(Player.external_ref == external_ref))
+        return found.scalar_one_or_none()
+
+    def id_by_token_hash(self, digest: str) -> str | None:
+        if self.postgres:
+            rows = direct.execute(self.session, _BY_TOKEN, {"digest": digest})
+            return str(rows[0][0]) if rows else None
+        found = self.session.execute(select(Player.id).where(Player.token_hash == digest))
+        return found.scalar_one_or_none()
+
+    def add(self, record: PlayerRecord, token_hash: str) -> bool:
+        """Insert the player; False (and nothing changed) if its external_ref is taken."""
+        try:
+            # A savepoint, so a concurrent duplicate does not poison the caller's transaction.
+            with self.session.begin_nested():
+                self.session.add(
+                    Player(
+                        id=record.id,
+                        external_ref=record.external_ref,
+                        display_name=record.display_name,
+                        token_hash=token_hash,
+                        created_at=record.created_at,
+                    )
+                )
+                self.session.flush()
+        except IntegrityError:
+            return False
+        return True
+
+    def set_token_hash(self, player_id: str, token_hash: str) -> None:
+        self.session.execute(
+            update(Player).where(Player.id == player_id).values(token_hash=token_hash)
+        )

@@ -1,0 +1,325 @@
+"""Casino War rounds: the claims a bet and a decision start with, the writes they end with,
+and recall.
+
+A claim takes in one go what the use case needs and locks only the player's own rows: for a
+bet, the next nonce of the player's active seed (the UPDATE's row lock serialises a player's
+bets) and the wallet of the table's currency; for a decision, the round and its wallet. On
+PostgreSQL each claim is one statement; rows are always locked seed (or round) first, wallet
+last, so two requests of one player cannot deadlock over them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import Any, cast
+
+from sqlalchemy import Table, func, select, update
+
+from casino.ledger.transactions import WalletState
+from casino.store import direct
+from casino.store.ledger import LedgerStore
+from casino.store.models import (
+    AWAITING_DECISION,
+    Account,
+    CasinoTable,
+    LedgerTransaction,
+    Round,
+    ServerSeed,
+    as_utc,
+)
+from casino.store.records import (
+    DECISION_COLUMNS,
+    ROUND_COLUMNS,
+    BetClaim,
+    DecisionClaim,
+    RoundRecord,
+    RoundRow,
+    TableRecord,
+    Wallet,
+)
+from casino.store.repository import Repository
+from casino.store.writes import PendingWrites
+
+_SEEDS = cast(Table, ServerSeed.__table__)
+_ROUNDS = cast(Table, Round.__table__)
+_TABLES = cast(Table, CasinoTable.__table__)
+_ACCOUNTS = cast(Table, Account.__table__)
+_TRANSACTIONS = cast(Table, LedgerTransaction.__table__)
+_DATETIME_COLUMNS = frozenset({"created_at", "settled_at"})
+OPEN_ROUND_INDEX = "uq_rounds_one_open_per_player"
+
+# The nonce claim locks the seed row first; the wallet is locked only once the claim
+# succeeded (the wallet CTE refers to it), so the two are always locked in that order.
+_CLAIM_BET = """
+WITH claim AS (
+    UPDATE server_seeds SET next_nonce = next_nonce + 1
+    WHERE player_id = %(player_id)s AND active
+    RETURNING id, seed, seed_hash, client_seed, next_nonce - 1 AS nonce
+), tbl AS (
+    SELECT id, currency, rules, active, created_at, updated_at
+    FROM casino_tables WHERE id = %(table_id)s
+), wallet AS (
+    SELECT a.id, a.key, a.balance, a.chain_length, a.chain_hash FROM accounts AS a
+    WHERE a.player_id = %(player_id)s AND a.kind = 'wallet'
+        AND a.currency = (SELECT currency FROM tbl) AND EXISTS (SELECT 1 FROM claim)
+    FOR UPDATE
+)
+SELECT claim.id, claim.seed, claim.seed_hash, claim.client_seed, claim.nonce,
+    (SELECT r.id FROM rounds AS r
+        WHERE r.player_id = %(player_id)s AND r.status = 'awaiting_decision'),
+    tbl.id, tbl.currency, tbl.rules, tbl.active, tbl.created_at, tbl.updated_at,
+    wallet.id, wallet.key, wallet.balance, wallet.chain_length, wallet.chain_hash,
+    nextval('ledger_transaction_id_seq')
+FROM claim LEFT JOIN tbl ON true LEFT JOIN wallet ON true
+"""
+
+# The round and its wallet, locked in that order, with the seed and the round's transactions.
+_CLAIM_DECISION = (
+    "SELECT "
+    + ", ".join(f"r.{name}" for name in ROUND_COLUMNS)
+    + """, s.seed, s.seed_hash, s.active, s.revealed_at,
+    ARRAY(SELECT t.id FROM ledger_transactions AS t WHERE t.round_id = r.id ORDER BY t.id),
+    w.id, w.key, w.balance, w.chain_length, w.chain_hash,
+    nextval('ledger_transaction_id_seq')
+FROM rounds AS r
+JOIN server_seeds AS s ON s.id = r.server_seed_id
+JOIN accounts AS w ON w.player_id = r.player_id AND w.kind = 'wallet' AND w.currency = r.currency
+WHERE r.id = %(round_id)s
+FOR UPDATE OF r, w"""
+)
+
+
+def _record(values: dict[str, Any]) -> RoundRecord:
+    for name in _DATETIME_COLUMNS:
+        if values.get(name) is not None:
+            values[name] = as_utc(values[name])
+    return RoundRecord(**values)
+
+
+def _wallet(row: Sequence[Any]) -> Wallet | None:
+    wallet_id, key, balance, length, chain_hash = row
+    if wallet_id is None:
+        return None
+    return Wallet(int(wallet_id), str(key), WalletState(int(balance), int(length), str(chain_hash)))
+
+
+class RoundStore(Repository):
+    def __init__(
+        self, session: Any, postgres: bool, writes: PendingWrites, ledger: LedgerStore
+    ) -> None:
+        super().__init__(session, postgres)
+        self._writes = writes
+        self._ledger = ledger
+
+    # --- the bet ---------------------------------------------------------------------
+
+    def claim_bet(self, player_id: str, table_id: str) -> BetClaim | None:
+        """None when the player has no active seed: no such player, or a rotation committed
+        between this statement's snapshot and its update (the next statement sees it)."""
+        if self.postgres:
+            rows = direct.execute(
+                self.session, _CLAIM_BET, {"player_id": player_id, "table_id": table_id}
+            )
+            if not rows:
+                return None
+            row = rows[0]
+            table = None
+            if row[6] is not None:
+                table = TableRecord(
+                    row[6], row[7], dict(row[8]), bool(row[9]), as_utc(row[10]), as_utc(row[11])
+                )
+            wallet = _wallet(row[12:17])
+            return BetClaim(
+                seed_id=int(row[0]),
+                server_seed=bytes(row[1]),
+                seed_hash=str(row[2]),
+                client_seed=str(row[3]),
+                nonce=int(row[4]),
+                open_round_id=row[5],
+                table=table,
+                wallet=None if wallet is None else self._ledger.adopt(wallet),
+                tx_id=int(row[17]),
+            )
+        return self._claim_bet_sqlite(player_id, table_id)
+
+    def _claim_bet_sqlite(self, player_id: str, table_id: str) -> BetClaim | None:
+        claim = self.session.execute(
+            update(_SEEDS)
+            .where(_SEEDS.c.player_id == player_id, _SEEDS.c.active.is_(True))
+            .values(next_nonce=_SEEDS.c.next_nonce + 1)
+            .returning(
+                _SEEDS.c.id,
+                _SEEDS.c.seed,
+                _SEEDS.c.seed_hash,
+                _SEEDS.c.client_seed,
+                _SEEDS.c.next_nonce,
+            )
+        ).one_or_none()
+        if claim is None:
+            return None
+        table_row = self.session.execute(
+            select(_TABLES).where(_TABLES.c.id == table_id)
+        ).one_or_none()
+        table = None
+        wallet = None
+        if table_row is not None:
+            m = table_row._mapping
+            table = TableRecord(
+                m["id"], m["currency"], dict(m["rules"]), bool(m["active"]),
+                m["created_at"], m["updated_at"],
+            )  # fmt: skip
+            wallet = self._ledger.lock_wallet(player_id, table.currency)
+        return BetClaim(
+            seed_id=int(claim[0]),
+            server_seed=bytes(claim[1]),
+            seed_hash=str(claim[2]),
+            client_seed=str(claim[3]),
+            nonce=int(claim[4]) - 1,
+            open_round_id=self.open_round_id(player_id),
+            table=table,
+            wallet=wallet,
+            tx_id=self._ledger.reserve_id(),
+        )
+
+    def add(self, record: RoundRecord, in_progress: Callable[[], Exception]) -> None:
+        """Insert the round at commit. Should another round of the player have opened after
+        the claim's snapshot, the partial unique index refuses this one and the commit raises
+        ``in_progress()`` instead."""
+        self._writes.rounds.append(record.values())
+        self._writes.conflicts[OPEN_ROUND_INDEX] = in_progress
+
+    # --- the decision ------------------------------------------------------------------
+
+    def claim_decision(self, round_id: str) -> DecisionClaim | None:
+        """The round and its wallet, locked; None if there is no such round."""
+        if self.postgres:
+            rows = direct.execute(self.session, _CLAIM_DECISION, {"round_id": round_id})
+            if not rows:
+                return None
+            row = rows[0]
+            width = len(ROUND_COLUMNS)
+            record = _record(dict(zip(ROUND_COLUMNS, row[:width], strict=True)))
+            seed, seed_hash, active, revealed_at, tx_ids = row[width : width + 5]
+            wallet = _wallet(row[width + 5 : width + 10])
+            assert wallet is not None  # an inner join
+            return DecisionClaim(
+                round=record,
+                server_seed=bytes(seed),
+                seed_hash=str(seed_hash),
+                revealed=None if active or revealed_at is None else bytes(seed).hex(),
+                transaction_ids=[int(value) for value in tx_ids],
+                wallet=self._ledger.adopt(wallet),
+                tx_id=int(row[width + 10]),
+            )
+        found = self.session.execute(
+            select(_ROUNDS).where(_ROUNDS.c.id == round_id).with_for_update()
+        ).one_or_none()
+        if found is None:
+            return None
+        record = _record(dict(found._mapping))
+        seed = self.session.execute(
+            select(_SEEDS.c.seed, _SEEDS.c.seed_hash, _SEEDS.c.active, _SEEDS.c.revealed_at).where(
+                _SEEDS.c.id == record.server_seed_id
+            )
+        ).one()
+        wallet = self._ledger.lock_wallet(record.player_id, record.currency)
+        if wallet is None:
+            raise RuntimeError(f"round {round_id} has no wallet")
+        return DecisionClaim(
+            round=record,
+            server_seed=bytes(seed[0]),
+            seed_hash=str(seed[1]),
+            revealed=None if seed[2] or seed[3] is None else bytes(seed[0]).hex(),
+            transaction_ids=self._ledger.round_transaction_ids([round_id]).get(round_id, []),
+            wallet=wallet,
+            tx_id=self._ledger.reserve_id(),
+        )
+
+    def save_decision(self, record: RoundRecord) -> None:
+        """Write the decision's columns at commit (the round must still await it)."""
+        values = {name: getattr(record, name) for name in DECISION_COLUMNS}
+        self._writes.round_updates.append({"id": record.id, **values})
+
+    def stale_ids(self, cutoff: datetime) -> list[str]:
+        """Rounds awaiting a decision since ``cutoff`` or earlier, oldest first; rounds that
+        someone is deciding right now (locked) are skipped, not waited for."""
+        query = (
+            select(_ROUNDS.c.id)
+            .where(_ROUNDS.c.status == AWAITING_DECISION, _ROUNDS.c.created_at <= cutoff)
+            .order_by(_ROUNDS.c.created_at)
+        )
+        if self.postgres:
+            query = query.with_for_update(skip_locked=True)
+        return [str(value) for value in self.session.scalars(query)]
+
+    # --- recall ------------------------------------------------------------------------
+
+    def open_round_id(self, player_id: str) -> str | None:
+        return self.session.execute(
+            select(_ROUNDS.c.id).where(
+                _ROUNDS.c.player_id == player_id, _ROUNDS.c.status == AWAITING_DECISION
+            )
+        ).scalar_one_or_none()
+
+    def get(self, round_id: str) -> RoundRow | None:
+        rows = self._rows(select(_ROUNDS).where(_ROUNDS.c.id == round_id))
+        return rows[0] if rows else None
+
+    def page(
+        self,
+        *,
+        player_id: str | None,
+        status: str | None,
+        before: tuple[datetime, str] | None,
+        limit: int,
+    ) -> list[RoundRow]:
+        """Rounds newest first (created_at, then id), after the cursor ``before``."""
+        query = select(_ROUNDS)
+        if player_id is not None:
+            query = query.where(_ROUNDS.c.player_id == player_id)
+        if status is not None:
+            query = query.where(_ROUNDS.c.status == status)
+        if before is not None:
+            created, last_id = before
+            query = query.where(
+                (_ROUNDS.c.created_at < created)
+                | ((_ROUNDS.c.created_at == created) & (_ROUNDS.c.id < last_id))
+            )
+        return self._rows(
+            query.order_by(_ROUNDS.c.created_at.desc(), _ROUNDS.c.id.desc()).limit(limit)
+        )
+
+    def count_open(self) -> int:
+        return int(
+            self.session.execute(
+                select(func.count()).where(_ROUNDS.c.status == AWAITING_DECISION)
+            ).scalar_one()
+        )
+
+    def _rows(self, query: Any) -> list[RoundRow]:
+        records = [_record(dict(row._mapping)) for row in self.session.execute(query)]
+        if not records:
+            return []
+        seeds = {
+            int(row[0]): (str(row[1]), None if row[2] or row[3] is None else bytes(row[4]).hex())
+            for row in self.session.execute(
+                select(
+                    _SEEDS.c.id,
+                    _SEEDS.c.seed_hash,
+                    _SEEDS.c.active,
+                    _SEEDS.c.revealed_at,
+                    _SEEDS.c.seed,
+                ).where(_SEEDS.c.id.in_({r.server_seed_id for r in records}))
+            )
+        }
+        tx_ids = self._ledger.round_transaction_ids([r.id for r in records])
+        return [
+            RoundRow(
+                round=r,
+                seed_hash=seeds[r.server_seed_id][0],
+                revealed=seeds[r.server_seed_id][1],
+                transaction_ids=tx_ids.get(r.id, []) + self._ledger.pending_ids(r.id),
+            )
+            for r in records
+        ]

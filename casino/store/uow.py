@@ -1,0 +1,132 @@
+"""Unit of work: one database transaction per request or command, and its repositories.
+
+Use cases receive an entered ``UnitOfWork``, work through its repositories and never commit;
+the caller commits once, so that several things (the money movement, the round and the
+idempotency record) land atomically or not at all. The writes a use case hands over for the
+commit (casino.store.writes) are sent with it: on PostgreSQL in the COMMIT's own round trip.
+A commit refused by a constraint that a use case named (a second open round, a wallet that
+moved) raises the error it asked for, after the rollback.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from datetime import datetime
+from types import TracebackType
+
+from sqlalchemy.exc import DBAPIError, IntegrityError
+from sqlalchemy.orm import Session, sessionmaker
+
+from casino.ledger.audit import Books
+from casino.store import books
+from casino.store import writes as pending
+from casino.store.checkpoints import CheckpointStore
+from casino.store.idempotency import IdempotencyStore
+from casino.store.ledger import LedgerStore
+from casino.store.operator_tokens import OperatorTokenStore
+from casino.store.players import PlayerStore
+from casino.store.rounds import RoundStore
+from casino.store.seeds import SeedStore
+from casino.store.tables import TableStore
+
+logger = logging.getLogger(__name__)
+
+
+class UnitOfWork:
+    players: PlayerStore
+    operator_tokens: OperatorTokenStore
+    tables: TableStore
+    seeds: SeedStore
+    ledger: LedgerStore
+    rounds: RoundStore
+    idempotency: IdempotencyStore
+    checkpoints: CheckpointStore
+
+    def __init__(self, session_factory: sessionmaker[Session]) -> None:
+        self._factory = session_factory
+        self._session: Session | None = None
+
+    @property
+    def session(self) -> Session:
+        """The SQLAlchemy session, for repositories and tests; use cases go through the
+        repositories."""
+        if self._session is None:
+            raise RuntimeError("UnitOfWork used outside its 'with' block")
+        return self._session
+
+    @property
+    def postgres(self) -> bool:
+        return self.session.get_bind().dialect.name == "postgresql"
+
+    def __enter__(self) -> UnitOfWork:
+        self._session = session = self._factory()
+        self._begin(session)
+        return self
+
+    def _begin(self, session: Session) -> None:
+        postgres = session.get_bind().dialect.name == "postgresql"
+        self._writes = writes = pending.PendingWrites()
+        self.players = PlayerStore(session, postgres)
+        self.operator_tokens = OperatorTokenStore(session, postgres)
+        self.tables = TableStore(session, postgres)
+        self.seeds = SeedStore(session, postgres)
+        self.ledger = LedgerStore(session, postgres, writes)
+        self.rounds = RoundStore(session, postgres, writes, self.ledger)
+        self.idempotency = IdempotencyStore(session, postgres, writes)
+        self.checkpoints = CheckpointStore(session, postgres)
+        self._postgres = postgres
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        session = self.session
+        try:
+            # Anything not committed explicitly is discarded, including work after a commit.
+            session.rollback()
+        except DBAPIError:
+            # The connection broke (a server restart, a pipeline cut off mid-flight): the
+            # server drops the transaction with it. Discard the connection instead of pooling
+            # it, and do not let this replace the request's own answer or error.
+            logger.warning("rollback failed; connection discarded", exc_info=True)
+            session.invalidate()
+        finally:
+            session.close()
+            self._session = None
+
+    def commit(self) -> None:
+        session = self.session
+        writes = self._writes
+        try:
+            session.flush()  # rows changed through the ORM go first, in their own round trip
+            if self._postgres:
+                pending.commit_postgres(session, writes)
+            elif writes:
+                pending.write_sqlite(session, writes)
+        except IntegrityError as error:
+            make_error = pending.conflict_error(writes.conflicts, error)
+            if make_error is None:
+                raise
+            self.rollback()
+            raise make_error() from None
+        session.commit()
+        self._begin(session)
+
+    def read_books(self, *, rounds_since: datetime | None = None) -> Books:
+        """The whole ledger, for the audit, in one consistent snapshot."""
+        return books.read_books(self.session, rounds_since=rounds_since)
+
+    def on_conflict(self, constraint: str, make_error: Callable[[], Exception]) -> None:
+        """Should the commit be refused by ``constraint``, raise ``make_error()`` instead
+        (called after the rollback, so it may read through this unit of work)."""
+        self._writes.conflicts[constraint] = make_error
+
+    def rollback(self) -> None:
+        self.session.rollback()
+        self._begin(self.session)
+
+    def flush(self) -> None:
+        self.session.flush()
