@@ -39,8 +39,8 @@ another player's ids answer 404, exactly like unknown ones. Each operation lists
 that may call it in `x-roles`; a valid token of another role gets 403. Operations without
 `security` (health, readiness, free play) need no token.
 
-**Money** is integer minor units (cents for EUR), 1 to 10^12 in requests: never a float, a
-string or a boolean. Currencies are ISO 4217 codes.
+**Money** is integer minor units (cents for EUR): amounts in requests are 1 to 10^12 (a tie
+bet may be 0), never a float, a string or a boolean. Currencies are ISO 4217 codes.
 
 **Idempotency.** Every operation that moves money (deposits, withdrawals, bets, decisions)
 needs an `Idempotency-Key` header naming one operation (e.g. a fresh UUID). Retrying with the
