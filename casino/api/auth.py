@@ -16,7 +16,7 @@ from flask import current_app, g, request
 
 from casino.api.database import request_uow, retry_on_disconnect
 from casino.api.idempotency_key import request_key
-from casino.api.openapi import SECURITY_SCHEME, add_doc, error_responses
+from casino.api.openapi import ROLES_EXTENSION, SECURITY_SCHEME, add_doc, error_responses
 from casino.service import auth as service_auth
 from casino.service.auth import Principal
 from casino.service.errors import Forbidden, NotFound, Unauthenticated
@@ -83,10 +83,13 @@ def requires(*roles: Role) -> Callable[[F], F]:
             return func(*args, **kwargs)
 
         statuses = (401, 403) if roles and len(set(roles)) < 2 else (401,)
+        # 429: an address that failed authentication too often; 503: the token lookup
+        # needs the database.
         add_doc(
             wrapper,
             security=[{SECURITY_SCHEME: []}],
-            responses=error_responses(*statuses),
+            responses=error_responses(*statuses, 429, 503),
+            **{ROLES_EXTENSION: list(roles)},
         )
         return cast(F, wrapper)
 

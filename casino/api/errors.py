@@ -9,6 +9,7 @@ that something went wrong, and the traceback goes to the log.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Mapping
 from http import HTTPStatus
 from typing import Any
@@ -16,7 +17,7 @@ from typing import Any
 from flask import Flask, current_app, json
 from flask.wrappers import Response
 from sqlalchemy import exc as sa_exc
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import HTTPException, default_exceptions
 
 from casino.engine import errors as engine_errors
 from casino.service import errors as service_errors
@@ -59,6 +60,99 @@ _HTTP_CODES = {
     503: "service_unavailable",
 }
 _RESERVED = frozenset({"type", "title", "status", "detail", "code", "errors", "instance"})
+
+
+def http_code(status: int) -> str:
+    """The code of a plain HTTP error: ours, else the status phrase ("gateway_timeout")."""
+    code = _HTTP_CODES.get(status)
+    return code or re.sub(r"[^a-z0-9]+", "_", HTTPStatus(status).phrase.lower()).strip("_")
+
+
+# The codes raised by the engine, the service and this API layer, by where they come from.
+# A code raised anywhere must be listed: tests/unit/test_problem_codes.py reads the source
+# for every code raised and checks it is here.
+_RAISED_CODES = (
+    # engine: table rules and bets
+    "invalid_rules",
+    "rules_not_integer",
+    "rules_not_boolean",
+    "unknown_rule",
+    "decks_out_of_range",
+    "tie_pays_not_allowed",
+    "bet_increment_invalid",
+    "min_ante_invalid",
+    "max_ante_invalid",
+    "max_tie_bet_invalid",
+    "invalid_bet",
+    "bet_not_integer",
+    "ante_out_of_range",
+    "ante_not_multiple_of_increment",
+    "tie_bet_out_of_range",
+    "tie_bet_not_multiple_of_increment",
+    "tie_bet_not_offered",
+    # engine: rounds, seeds, games
+    "engine_error",
+    "illegal_action",
+    "round_not_awaiting_decision",
+    "surrender_not_allowed",
+    "unknown_decision",
+    "round_not_settled",
+    "invalid_seed",
+    "corrupt_game_record",
+    # service
+    "service_error",
+    "invalid_request",
+    "invalid_token",
+    "invalid_name",
+    "operator_token_not_found",
+    "player_not_found",
+    "duplicate_external_ref",
+    "invalid_external_ref",
+    "invalid_display_name",
+    "invalid_currency",
+    "invalid_amount",
+    "invalid_reference",
+    "insufficient_funds",
+    "invalid_cursor",
+    "invalid_table_id",
+    "invalid_active",
+    "duplicate_table",
+    "table_not_found",
+    "table_inactive",
+    "round_not_found",
+    "round_in_progress",
+    "seed_rotation_in_progress",
+    "invalid_status",
+    "invalid_duration",
+    "invalid_idempotency_key",
+    "idempotency_key_reused",
+    "request_in_progress",
+    # service: the ledger's checkpoints and proofs
+    "checkpoint_not_found",
+    "transaction_not_found",
+    "transaction_not_sealed",
+    # service: free play
+    "game_not_found",
+    "game_finished",
+    "game_unreplayable",
+    "illegal_move",
+    "concurrent_update",
+    "seat_required",
+    "invalid_seat",
+    "invalid_until",
+    "invalid_games",
+    "invalid_age",
+    # API layer
+    "malformed_json",
+    "idempotency_key_required",
+    "idempotency_key_invalid",
+)
+#: Every ``code`` a problem document can carry (the enum of ``Problem.code`` in the spec).
+PROBLEM_CODES: tuple[str, ...] = tuple(
+    dict.fromkeys(
+        [*_RAISED_CODES, *_HTTP_CODES.values(), *(http_code(s) for s in sorted(default_exceptions))]
+    )
+)
 
 
 class ApiError(Exception):
@@ -163,7 +257,7 @@ def handle_http_exception(error: HTTPException) -> Response:
     if status == 400 and messages is not None:
         # webargs reports undecodable JSON as a 400 with messages under "json".
         return problem(400, "malformed_json", "The request body is not valid JSON.")
-    code = _HTTP_CODES.get(status, HTTPStatus(status).phrase.lower().replace(" ", "_"))
+    code = http_code(status)
     headers: dict[str, str] = {}
     if status == 405 and getattr(error, "valid_methods", None):
         headers["Allow"] = ", ".join(error.valid_methods)  # type: ignore[attr-defined]

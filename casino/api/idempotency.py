@@ -24,7 +24,7 @@ from casino.api.database import request_uow
 from casino.api.errors import ApiError
 from casino.api.idempotency_key import HEADER, well_formed
 from casino.api.json_body import request_json
-from casino.api.openapi import add_doc, error_responses
+from casino.api.openapi import IDEMPOTENT_REPLAYED, add_doc, error_responses
 from casino.service import idempotency as service_idempotency
 from casino.service.views import StoredResponse
 from casino.store.uow import UnitOfWork
@@ -67,7 +67,17 @@ def required(func: F) -> F:
         g.idempotency_key = key.strip()
         return func(*args, **kwargs)
 
-    add_doc(wrapper, parameters=[_HEADER_DOC], responses=error_responses(400, 409))
+    # Applied over @blp.response: the success statuses it documented get the replay header.
+    replayed: dict[int | str, Any] = {
+        # int keys, as flask-smorest's own: "201" would be another entry, replacing it.
+        status: {"headers": {REPLAYED_HEADER: IDEMPOTENT_REPLAYED}}
+        for status in getattr(func, "_apidoc", {}).get("success_status_codes", [])
+    }
+    add_doc(
+        wrapper,
+        parameters=[_HEADER_DOC],
+        responses={**error_responses(400, 409, 422), **replayed},
+    )
     return cast(F, wrapper)
 
 

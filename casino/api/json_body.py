@@ -3,7 +3,8 @@
 The standard ``json`` module accepts NaN/Infinity, silently keeps the last of duplicate keys
 and raises RecursionError (not a decode error) on deeply nested input; each of those would be
 a 500 or an ambiguity on a money-moving request. Here they are all a 400 ``malformed_json``.
-Lone UTF-16 surrogates, which no database column or hash accepts, are refused too.
+Lone UTF-16 surrogates, which no database column or hash accepts, are refused too, and so is
+a document that is not an object (``[]``, ``"text"``, ``null``): every body is an object.
 The parsed document is cached on ``flask.g`` and shared by the argument parser and the
 idempotency fingerprint, so both see exactly the same value.
 """
@@ -11,6 +12,7 @@ idempotency fingerprint, so both see exactly the same value.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from flask import g, request
@@ -19,6 +21,7 @@ from webargs import core
 from webargs.flaskparser import FlaskParser
 
 from casino.api.errors import ApiError
+from casino.api.openapi import add_doc, error_responses
 
 _MAX_DEPTH = 32
 _UNSET = object()
@@ -89,6 +92,8 @@ def request_json() -> Any:
         raw = request.get_data(cache=True)
         if raw.strip():
             value = parse(raw)
+            if not isinstance(value, dict):
+                raise ApiError(400, "malformed_json", "The request body must be a JSON object.")
     g._casino_json = value
     return value
 
@@ -116,3 +121,10 @@ class ApiBlueprint(Blueprint):
     """flask-smorest Blueprint whose argument parser reads the strictly parsed body."""
 
     ARGUMENTS_PARSER = StrictParser()
+
+    def arguments(self, schema: Any, *, location: str = "json", **kwargs: Any) -> Any:
+        """As flask-smorest's; a body also documents its 400 ``malformed_json``."""
+        decorator: Callable[[Any], Any] = super().arguments(schema, location=location, **kwargs)
+        if location != "json":
+            return decorator
+        return lambda func: add_doc(decorator(func), responses=error_responses(400))

@@ -1,4 +1,11 @@
-"""The flask-smorest ``Api`` with problem+json error responses and the bearer security scheme."""
+"""The flask-smorest ``Api`` with problem+json error responses and the bearer security scheme.
+
+The spec is OpenAPI 3.0.3, which every client generator reads fully (3.1 support is still
+uneven among them). Its quirks are handled here: a nullable nested object is
+``allOf: [{$ref}]`` + ``nullable: true`` (apispec writes an ``anyOf`` with an untyped object
+that generators turn into a plain dict), response headers are components, and every
+operation's roles are machine-readable (``x-roles``).
+"""
 
 from __future__ import annotations
 
@@ -8,14 +15,88 @@ from copy import deepcopy
 from typing import Any, TypeVar
 
 import marshmallow as ma
+from apispec.ext.marshmallow import MarshmallowPlugin
+from flask import Flask
 from flask_smorest import Api
 from flask_smorest.utils import deepupdate, prepare_response
 
-from casino.api.errors import PROBLEM_MIMETYPE
+from casino.api.errors import PROBLEM_CODES, PROBLEM_MIMETYPE
+from casino.api.fields import Uuid, UUIDString
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 SECURITY_SCHEME = "bearerAuth"
+#: Operation extension listing the roles whose tokens it accepts ("operator", "player").
+ROLES_EXTENSION = "x-roles"
+
+INTRODUCTION = """\
+Casino War with real money, and free-play War variants. Everything is JSON.
+
+**Roles.** Send `Authorization: Bearer <token>`. *Operators* (tokens configured on the server
+or made by `casino create-operator-token`) create players and tables and move money;
+*players* (the token returned once by `createPlayer`) bet and see only their own resources:
+another player's ids answer 404, exactly like unknown ones. Each operation lists the roles
+that may call it in `x-roles`; a valid token of another role gets 403. Operations without
+`security` (health, readiness, free play) need no token.
+
+**Money** is integer minor units (cents for EUR): amounts in requests are 1 to 10^12 (a tie
+bet may be 0), never a float, a string or a boolean. Currencies are ISO 4217 codes.
+
+**Idempotency.** Every operation that moves money (deposits, withdrawals, bets, decisions)
+needs an `Idempotency-Key` header naming one operation (e.g. a fresh UUID). Retrying with the
+same key and body returns the first answer again with `Idempotent-Replayed: true`: money
+never moves twice. Another body with the same key is 422 `idempotency_key_reused`; a retry
+while the first attempt still runs is 409 `request_in_progress`. Only successes are stored,
+so a refused request changed nothing and may be sent again. When you do not know whether a
+request happened (timeout, lost connection, 503), send it again with the same key.
+
+**Errors** are RFC 9457 `application/problem+json` documents with a stable `code` (the enum
+of `Problem.code`): 422 `validation_failed` carries per-field `errors`; 409
+`round_in_progress` carries the `round_id` awaiting a decision; 400 `malformed_json` is a
+body that is not a JSON object (or not valid JSON); 413 a body over 1 MiB; 415 a body that is
+not `application/json`.
+
+**Pagination.** Lists take `limit` (1 to 200, default 50) and answer `items` plus
+`next_cursor`; pass it back as `cursor` for the next page, until it is null.
+
+**Rate limits.** Too many failed authentications from one address, and free play beyond its
+per-address limits, answer 429 `rate_limited` with `Retry-After` (seconds). 503
+`service_unavailable` (database unavailable) also carries `Retry-After`.
+"""
+
+# Response headers, declared once as components.
+RETRY_AFTER = "RetryAfter"
+WWW_AUTHENTICATE = "WWWAuthenticate"
+IDEMPOTENT_REPLAYED = "IdempotentReplayed"
+LOCATION = "Location"
+HEADERS: dict[str, dict[str, Any]] = {
+    RETRY_AFTER: {
+        "description": "Seconds to wait before retrying",
+        "required": True,
+        "schema": {"type": "integer", "minimum": 0},
+    },
+    WWW_AUTHENTICATE: {
+        "description": "The authentication scheme to use",
+        "required": True,
+        "schema": {"type": "string", "example": "Bearer"},
+    },
+    IDEMPOTENT_REPLAYED: {
+        "description": "Present (true) when this is the stored answer to an earlier request "
+        "with the same Idempotency-Key: nothing was done again",
+        "schema": {"type": "string", "enum": ["true"]},
+    },
+    LOCATION: {
+        "description": "The created resource",
+        "required": True,
+        "schema": {"type": "string", "format": "uri-reference"},
+    },
+}
+# Headers of the shared error responses, by status.
+_ERROR_HEADERS: dict[int, dict[str, str]] = {
+    401: {"WWW-Authenticate": WWW_AUTHENTICATE},
+    429: {"Retry-After": RETRY_AFTER},
+    503: {"Retry-After": RETRY_AFTER},
+}
 
 
 class ProblemSchema(ma.Schema):
@@ -24,25 +105,96 @@ class ProblemSchema(ma.Schema):
     class Meta:
         unknown = ma.INCLUDE
 
-    type = ma.fields.String(metadata={"description": "URI identifying the problem type"})
-    title = ma.fields.String(metadata={"description": "Short summary of the HTTP status"})
-    status = ma.fields.Integer()
-    detail = ma.fields.String(metadata={"description": "Explanation for this occurrence"})
-    code = ma.fields.String(metadata={"description": "Stable machine-readable error code"})
-    errors = ma.fields.Dict(
-        metadata={"description": "Per-field validation messages (422 validation_failed)"}
+    type = ma.fields.String(
+        required=True, metadata={"description": "URI identifying the problem type"}
     )
+    title = ma.fields.String(
+        required=True, metadata={"description": "Short summary of the HTTP status"}
+    )
+    status = ma.fields.Integer(required=True)
+    detail = ma.fields.String(
+        required=True, metadata={"description": "Explanation for this occurrence"}
+    )
+    code = ma.fields.String(
+        required=True,
+        validate=ma.validate.OneOf(PROBLEM_CODES),
+        metadata={"description": "Stable machine-readable error code"},
+    )
+    errors = ma.fields.Dict(
+        keys=ma.fields.String(),
+        values=ma.fields.Raw(
+            metadata={
+                "anyOf": [
+                    {"type": "array", "items": {"type": "string"}},
+                    {"type": "object", "description": "Messages of a nested object's fields"},
+                ]
+            }
+        ),
+        metadata={
+            "description": "422 validation_failed: messages per field (_schema: the body "
+            "as a whole); a nested object's are nested the same way"
+        },
+    )
+    round_id = Uuid(
+        allow_none=True,
+        metadata={"description": "409 round_in_progress: the round awaiting a decision"},
+    )
+    seat = ma.fields.Integer(metadata={"description": "409 illegal_move: the seat that moved"})
+    legal = ma.fields.List(
+        ma.fields.Dict(),
+        metadata={"description": "409 illegal_move, game_finished: the moves allowed now"},
+    )
+    pending = ma.fields.List(
+        ma.fields.Dict(), metadata={"description": "409 illegal_move: the choices awaited"}
+    )
+
+
+def nullable_ref(
+    self: Any, field: ma.fields.Field, ret: dict[str, Any], **_: Any
+) -> dict[str, Any]:
+    """A nullable nested schema as ``allOf: [{$ref}]`` + ``nullable: true``.
+
+    apispec writes ``anyOf: [{type: object, nullable: true}, {$ref}]`` for OpenAPI 3.0, which
+    generators read as "some object or this one" and type as a plain dict. Runs after
+    apispec's own converters, so it rewrites their result.
+    """
+    any_of = ret.get("anyOf")
+    untyped = {"type": "object", "nullable": True}
+    if not field.allow_none or not isinstance(any_of, list) or untyped not in any_of:
+        return {}
+    del ret["anyOf"]
+    return {"allOf": [schema for schema in any_of if schema != untyped], "nullable": True}
+
+
+class CasinoMarshmallowPlugin(MarshmallowPlugin):
+    def init_spec(self, spec: Any) -> None:
+        super().init_spec(spec)
+        assert self.converter is not None
+        self.converter.add_attribute_function(nullable_ref)
+        self.map_to_openapi_type(UUIDString, "string", "uuid")
 
 
 class CasinoApi(Api):
     ERROR_SCHEMA = ProblemSchema
 
+    def __init__(self, app: Flask | None = None, **kwargs: Any) -> None:
+        spec_kwargs = {
+            "marshmallow_plugin": CasinoMarshmallowPlugin(),
+            "info": {"description": INTRODUCTION},
+            **(kwargs.pop("spec_kwargs", None) or {}),
+        }
+        super().__init__(app, spec_kwargs=spec_kwargs, **kwargs)
+
     def _register_responses(self) -> None:
+        for name, header in HEADERS.items():
+            self.spec.components.header(name, header)
         # Same lazy components as flask-smorest, but typed application/problem+json.
         for status in http.HTTPStatus:
             response: dict[str, Any] = {"description": status.phrase}
             if not (100 <= status < 200) and status not in (204, 304):
                 response["schema"] = self.ERROR_SCHEMA
+            if status in _ERROR_HEADERS:
+                response["headers"] = dict(_ERROR_HEADERS[status])
             prepare_response(response, self.spec, PROBLEM_MIMETYPE)
             self.spec.components.response(status.name, response, lazy=True)
         default: dict[str, Any] = {

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, ClassVar
 
 import marshmallow as ma
 from marshmallow import validate
@@ -12,21 +12,41 @@ from casino.api.fields import (
     MAX_AMOUNT,
     Amount,
     Currency,
+    Pattern,
     StrictBoolean,
     StrictInteger,
     TableId,
     Text,
+    Uuid,
     UUIDString,
 )
-from casino.service.views import RoundView
+from casino.engine.cards import MAX_DECKS, MIN_DECKS
+from casino.engine.casino_war import Decision
+from casino.service.views import DECIDED_BY, ROUND_STATUSES, TRANSACTION_KINDS, RoundView
 
-ROUND_STATUSES = ("awaiting_decision", "settled")
-DECISIONS = ("surrender", "war")
+DECISIONS = tuple(decision.value for decision in Decision)
 
 
 class RequestSchema(ma.Schema):
     class Meta:
         unknown = ma.RAISE
+
+
+class ResponseSchema(ma.Schema):
+    """A response document: every field is always there, so the spec marks it ``required``
+    (generated clients then get plain attributes, not "maybe unset") - except the fields
+    named in ``OPTIONAL``, which some documents leave out."""
+
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset()
+
+    def on_bind_field(self, field_name: str, field_obj: ma.fields.Field) -> None:
+        # Dumping ignores ``required``; only the spec reads it.
+        field_obj.required = field_name not in self.OPTIONAL
+
+
+def Choice(values: tuple[str, ...], **kwargs: Any) -> ma.fields.String:
+    """A string from a closed set: an ``enum`` in the spec."""
+    return ma.fields.String(validate=validate.OneOf(values), **kwargs)
 
 
 # ---------------------------------------------------------------- pagination
@@ -36,7 +56,7 @@ class PageQuerySchema(RequestSchema):
     # Cursors are unpadded base64url; the pattern keeps the spec honest (a long non-ASCII
     # "cursor" would otherwise pass the spec yet overflow the server's request line).
     cursor = ma.fields.String(
-        validate=[validate.Length(min=1, max=512), validate.Regexp(r"^[A-Za-z0-9_-]+$")],
+        validate=[validate.Length(min=1, max=512), Pattern(r"^[A-Za-z0-9_-]+$")],
         metadata={"description": "Opaque cursor from a previous page's next_cursor"},
     )
     limit = ma.fields.Integer(
@@ -54,8 +74,8 @@ class PlayerCreateSchema(RequestSchema):
     display_name = Text(100, load_default=None, allow_none=True)
 
 
-class PlayerSchema(ma.Schema):
-    id = ma.fields.String()
+class PlayerSchema(ResponseSchema):
+    id = Uuid()
     external_ref = ma.fields.String()
     display_name = ma.fields.String(allow_none=True)
     created_at = ma.fields.DateTime()
@@ -67,8 +87,8 @@ class PlayerCreatedSchema(PlayerSchema):
     )
 
 
-class PlayerTokenSchema(ma.Schema):
-    id = ma.fields.String(metadata={"description": "The player's id"})
+class PlayerTokenSchema(ResponseSchema):
+    id = Uuid(metadata={"description": "The player's id"})
     token = ma.fields.String(
         metadata={"description": "The new bearer token. Shown once; the old one no longer works."}
     )
@@ -83,22 +103,22 @@ class MoneyMovementSchema(RequestSchema):
     reference = Text(200, required=True, metadata={"description": "Your payment reference"})
 
 
-class WalletSchema(ma.Schema):
+class WalletSchema(ResponseSchema):
     currency = ma.fields.String()
     balance = ma.fields.Integer()
 
 
-class PostingSchema(ma.Schema):
+class PostingSchema(ResponseSchema):
     account = ma.fields.String(
         metadata={"description": "wallet:<player_id>, house, in_play or cash"}
     )
     amount = ma.fields.Integer(metadata={"description": "Positive = credit to the account"})
 
 
-class TransactionSchema(ma.Schema):
+class TransactionSchema(ResponseSchema):
     id = ma.fields.Integer()
-    kind = ma.fields.String(metadata={"description": "deposit, withdrawal, stake, raise, ..."})
-    round_id = ma.fields.String(allow_none=True)
+    kind = Choice(TRANSACTION_KINDS)
+    round_id = Uuid(allow_none=True)
     currency = ma.fields.String()
     postings = ma.fields.List(ma.fields.Nested(PostingSchema))
     balance_after = ma.fields.Integer(allow_none=True)
@@ -107,7 +127,7 @@ class TransactionSchema(ma.Schema):
     hash = ma.fields.String(metadata={"description": "SHA-256 hash chaining the ledger"})
 
 
-class TransactionPageSchema(ma.Schema):
+class TransactionPageSchema(ResponseSchema):
     items = ma.fields.List(ma.fields.Nested(TransactionSchema))
     next_cursor = ma.fields.String(allow_none=True)
 
@@ -120,7 +140,7 @@ _RULE_LIMIT = validate.Range(min=0, max=MAX_AMOUNT)
 class RulesInputSchema(RequestSchema):
     """Table rules; omitted ones take the engine's defaults (create) or stay (update)."""
 
-    decks = StrictInteger(validate=validate.Range(min=1, max=64))
+    decks = StrictInteger(validate=validate.Range(min=MIN_DECKS, max=MAX_DECKS))
     min_ante = StrictInteger(validate=_RULE_LIMIT)
     max_ante = StrictInteger(validate=_RULE_LIMIT)
     bet_increment = StrictInteger(validate=_RULE_LIMIT)
@@ -130,7 +150,7 @@ class RulesInputSchema(RequestSchema):
     surrender_allowed = StrictBoolean()
 
 
-class RulesSchema(ma.Schema):
+class RulesSchema(ResponseSchema):
     decks = ma.fields.Integer()
     min_ante = ma.fields.Integer()
     max_ante = ma.fields.Integer()
@@ -160,18 +180,18 @@ class TableUpdateSchema(RequestSchema):
             raise ma.ValidationError("Give at least one of: rules, active.", "_schema")
 
 
-class RtpValueSchema(ma.Schema):
+class RtpValueSchema(ResponseSchema):
     exact = ma.fields.String(metadata={"description": "Exact fraction p/q"})
     value = ma.fields.Float()
 
 
-class RtpSchema(ma.Schema):
+class RtpSchema(ResponseSchema):
     war = ma.fields.Nested(RtpValueSchema, metadata={"description": "Always go to war"})
     surrender = ma.fields.Nested(RtpValueSchema, metadata={"description": "Always surrender"})
     tie_bet = ma.fields.Nested(RtpValueSchema)
 
 
-class TableSchema(ma.Schema):
+class TableSchema(ResponseSchema):
     id = ma.fields.String()
     currency = ma.fields.String()
     rules = ma.fields.Nested(RulesSchema)
@@ -181,7 +201,7 @@ class TableSchema(ma.Schema):
     updated_at = ma.fields.DateTime()
 
 
-class TablePageSchema(ma.Schema):
+class TablePageSchema(ResponseSchema):
     items = ma.fields.List(ma.fields.Nested(TableSchema))
     next_cursor = ma.fields.String(allow_none=True)
 
@@ -194,12 +214,12 @@ class ClientSeedSchema(RequestSchema):
         required=True,
         validate=[
             validate.Length(min=1, max=64),
-            validate.Regexp(r"^[ -~]*\Z", error="Must be printable ASCII."),
+            Pattern(r"^[ -~]*$", error="Must be printable ASCII."),
         ],
     )
 
 
-class SeedsSchema(ma.Schema):
+class SeedsSchema(ResponseSchema):
     server_seed_hash = ma.fields.String(
         metadata={"description": "SHA-256 commitment to the active server seed"}
     )
@@ -207,7 +227,7 @@ class SeedsSchema(ma.Schema):
     next_nonce = ma.fields.Integer()
 
 
-class RevealedSeedSchema(ma.Schema):
+class RevealedSeedSchema(ResponseSchema):
     server_seed = ma.fields.String(metadata={"description": "The retired server seed, hex"})
     server_seed_hash = ma.fields.String()
     client_seed = ma.fields.String()
@@ -221,7 +241,7 @@ class NoFieldsSchema(RequestSchema):
     """For POSTs that take no input: an empty body or {} only."""
 
 
-class RotationSchema(ma.Schema):
+class RotationSchema(ResponseSchema):
     revealed = ma.fields.Nested(RevealedSeedSchema)
     current = ma.fields.Nested(SeedsSchema)
 
@@ -240,36 +260,38 @@ class BetSchema(RequestSchema):
 
 
 class DecisionSchema(RequestSchema):
-    action = ma.fields.String(required=True, validate=validate.OneOf(DECISIONS))
+    action = Choice(DECISIONS, required=True)
 
 
 class RoundsQuerySchema(PageQuerySchema):
-    status = ma.fields.String(validate=validate.OneOf(ROUND_STATUSES))
+    status = Choice(ROUND_STATUSES)
     player_id = UUIDString(metadata={"description": "Operators only: one player's rounds"})
 
 
-BetsSchema = ma.Schema.from_dict(
+BetsSchema = ResponseSchema.from_dict(
     {"ante": ma.fields.Integer(), "tie_bet": ma.fields.Integer(), "raise": ma.fields.Integer()},
     name="Bets",
 )
-PayoutsSchema = ma.Schema.from_dict(
+PayoutsSchema = ResponseSchema.from_dict(
     {"ante": ma.fields.Integer(), "tie_bet": ma.fields.Integer(), "raise": ma.fields.Integer()},
     name="Payouts",
 )
 
 
-class WarSchema(ma.Schema):
+class WarSchema(ResponseSchema):
     burns = ma.fields.List(ma.fields.String())
     player_card = ma.fields.String()
     dealer_card = ma.fields.String()
 
 
-class RoundDecisionSchema(ma.Schema):
-    action = ma.fields.String(metadata={"description": "surrender or war"})
-    decided_by = ma.fields.String(metadata={"description": "player or system"})
+class RoundDecisionSchema(ResponseSchema):
+    action = Choice(DECISIONS)
+    decided_by = Choice(
+        DECIDED_BY, metadata={"description": "system: decided for the player (resolve-stale)"}
+    )
 
 
-class FairnessSchema(ma.Schema):
+class FairnessSchema(ResponseSchema):
     server_seed_hash = ma.fields.String()
     client_seed = ma.fields.String()
     nonce = ma.fields.Integer()
@@ -278,11 +300,11 @@ class FairnessSchema(ma.Schema):
     )
 
 
-class RoundSchema(ma.Schema):
-    id = ma.fields.String()
-    player_id = ma.fields.String()
+class RoundSchema(ResponseSchema):
+    id = Uuid()
+    player_id = Uuid()
     table_id = ma.fields.String()
-    status = ma.fields.String(metadata={"description": "awaiting_decision or settled"})
+    status = Choice(ROUND_STATUSES)
     player_card = ma.fields.String()
     dealer_card = ma.fields.String()
     war = ma.fields.Nested(WarSchema, allow_none=True)
@@ -302,7 +324,7 @@ class RoundSchema(ma.Schema):
     rules = ma.fields.Nested(RulesSchema, metadata={"description": "Rules snapshot"})
 
 
-class RoundPageSchema(ma.Schema):
+class RoundPageSchema(ResponseSchema):
     items = ma.fields.List(ma.fields.Nested(RoundSchema))
     next_cursor = ma.fields.String(allow_none=True)
 
@@ -310,7 +332,7 @@ class RoundPageSchema(ma.Schema):
 # ---------------------------------------------------------------- health
 
 
-class HealthSchema(ma.Schema):
+class HealthSchema(ResponseSchema):
     status = ma.fields.String()
 
 

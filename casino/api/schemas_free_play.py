@@ -12,18 +12,18 @@ from typing import Any
 import marshmallow as ma
 from marshmallow import validate
 
-from casino.api.fields import StrictInteger
-from casino.api.schemas import RequestSchema
+from casino.api.fields import Pattern, StrictInteger, Uuid
+from casino.api.schemas import Choice, RequestSchema, ResponseSchema
 from casino.engine.war import PRESETS, STRATEGIES
 from casino.service.free_play import MAX_SIMULATION_GAMES, UNTIL
+from casino.store.free_play_models import STATUSES as GAME_STATUSES
 
 VARIANTS = tuple(PRESETS)
 SEAT_TYPES = ("human", "computer")
-GAME_STATUSES = ("in_progress", "awaiting_decision", "finished")
 MAX_SEATS = 4
 # A simulation's game i has seed "<seed>:i"; the engine takes seeds of up to 128 characters.
 SIMULATION_SEED_MAX = 100
-_PRINTABLE = validate.Regexp(r"^[\x20-\x7e]*\Z", error="Must be printable ASCII.")
+_PRINTABLE = Pattern(r"^[\x20-\x7e]*$", error="Must be printable ASCII.")
 
 
 def _variant(**kwargs: Any) -> ma.fields.String:
@@ -148,13 +148,13 @@ class SimulationCreateSchema(RequestSchema):
 # ---------------------------------------------------------------- responses
 
 
-class VariantOptionSchema(ma.Schema):
+class VariantOptionSchema(ResponseSchema):
     default = ma.fields.Raw(allow_none=True)
     allowed = ma.fields.List(ma.fields.Raw(allow_none=True))
     description = ma.fields.String()
 
 
-class VariantSchema(ma.Schema):
+class VariantSchema(ResponseSchema):
     name = ma.fields.String()
     title = ma.fields.String()
     description = ma.fields.String()
@@ -167,11 +167,14 @@ class VariantSchema(ma.Schema):
     )
 
 
-class VariantListSchema(ma.Schema):
+class VariantListSchema(ResponseSchema):
     items = ma.fields.List(ma.fields.Nested(VariantSchema))
 
 
-class SeatViewSchema(ma.Schema):
+class SeatViewSchema(ResponseSchema):
+    # Each variant shows only the counters its rules have (capture piles, hands, wars won...).
+    OPTIONAL = frozenset({"pile", "pile_top", "won", "hand_size", "hand", "wars_won", "rounds_won"})
+
     seat = ma.fields.Integer()
     type = ma.fields.String()
     strategy = ma.fields.String(allow_none=True)
@@ -190,7 +193,10 @@ class SeatViewSchema(ma.Schema):
     rounds_won = ma.fields.Integer()
 
 
-class PendingSchema(ma.Schema):
+class PendingSchema(ResponseSchema):
+    # Another seat's pending choice shows only its seat and kind.
+    OPTIONAL = frozenset({"legal", "context"})
+
     seat = ma.fields.Integer()
     kind = ma.fields.String(metadata={"description": "hand-card, steal-or-play or pile-top"})
     legal = ma.fields.List(
@@ -200,7 +206,7 @@ class PendingSchema(ma.Schema):
     context = ma.fields.Dict(metadata={"description": "What the deciding seat may see"})
 
 
-class ResultSchema(ma.Schema):
+class ResultSchema(ResponseSchema):
     outcome = ma.fields.String(metadata={"description": "win or draw"})
     winners = ma.fields.List(ma.fields.Integer())
     losers = ma.fields.List(ma.fields.Integer())
@@ -208,8 +214,8 @@ class ResultSchema(ma.Schema):
     battles = ma.fields.Integer()
 
 
-class GameSchema(ma.Schema):
-    id = ma.fields.String()
+class GameSchema(ResponseSchema):
+    id = Uuid()
     version = ma.fields.Integer(metadata={"description": "Changes with every stored change"})
     created_at = ma.fields.DateTime()
     updated_at = ma.fields.DateTime()
@@ -223,7 +229,7 @@ class GameSchema(ma.Schema):
     viewer = ma.fields.Integer(
         allow_none=True, metadata={"description": "The seat this view is for; null: spectator"}
     )
-    status = ma.fields.String(metadata={"description": " | ".join(GAME_STATUSES)})
+    status = Choice(GAME_STATUSES)
     battles = ma.fields.Integer()
     wars = ma.fields.Integer()
     round = ma.fields.Integer()
@@ -243,19 +249,19 @@ class GameSchema(ma.Schema):
     result = ma.fields.Nested(ResultSchema, allow_none=True)
 
 
-class BattleStatsSchema(ma.Schema):
+class BattleStatsSchema(ResponseSchema):
     mean = ma.fields.Float()
     median = ma.fields.Float()
     p95 = ma.fields.Integer()
     max = ma.fields.Integer()
 
 
-class SimulationLimitsSchema(ma.Schema):
+class SimulationLimitsSchema(ResponseSchema):
     max_battles = ma.fields.Integer()
     max_seconds = ma.fields.Float()
 
 
-class SimulationSchema(ma.Schema):
+class SimulationSchema(ResponseSchema):
     variant = ma.fields.String()
     options = ma.fields.Dict()
     rules = ma.fields.Dict()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import validate
 
-from casino.api.schemas import RequestSchema
+from casino.api.schemas import RequestSchema, ResponseSchema
 
 
 class CheckpointQuerySchema(RequestSchema):
@@ -21,7 +21,7 @@ class CheckpointQuerySchema(RequestSchema):
     )
 
 
-class CheckpointSchema(ma.Schema):
+class CheckpointSchema(ResponseSchema):
     seq = ma.fields.Integer(metadata={"description": "1, 2, 3 ... in sealing order"})
     commit_from = ma.fields.Integer(metadata={"description": "First commit_seq sealed"})
     commit_to = ma.fields.Integer(metadata={"description": "First commit_seq not sealed"})
@@ -42,7 +42,7 @@ class CheckpointSchema(ma.Schema):
     )
 
 
-class PublicKeySchema(ma.Schema):
+class PublicKeySchema(ResponseSchema):
     algorithm = ma.fields.String(metadata={"description": "Ed25519"})
     key_id = ma.fields.String()
     public_key = ma.fields.String(metadata={"description": "32 bytes, hex"})
@@ -53,7 +53,7 @@ class PublicKeySchema(ma.Schema):
     )
 
 
-class InclusionProofSchema(ma.Schema):
+class InclusionProofSchema(ResponseSchema):
     transaction_id = ma.fields.Integer()
     transaction_hash = ma.fields.String()
     index = ma.fields.Integer(metadata={"description": "The leaf's position in the tree"})

@@ -25,13 +25,13 @@ def player_view(player: PlayerRecord) -> PlayerView:
     )
 
 
-def _check_text(value: str | None, name: str, *, required: bool) -> str | None:
+def _check_text(value: str | None, name: str, code: str, *, required: bool) -> str | None:
     if value is None:
         if required:
-            raise Invalid(f"{name} is required", code=f"invalid_{name}")
+            raise Invalid(f"{name} is required", code=code)
         return None
     if not isinstance(value, str) or not 1 <= len(value.strip()) <= MAX_REF or len(value) > MAX_REF:
-        raise Invalid(f"{name} must be 1 to {MAX_REF} characters", code=f"invalid_{name}")
+        raise Invalid(f"{name} must be 1 to {MAX_REF} characters", code=code)
     return value
 
 
@@ -43,8 +43,10 @@ def create_player(
     uow: UnitOfWork, external_ref: str, display_name: str | None = None
 ) -> tuple[PlayerView, str]:
     """A new player with its first server seed; the token is returned once, stored hashed."""
-    external_ref = _check_text(external_ref, "external_ref", required=True) or ""
-    display_name = _check_text(display_name, "display_name", required=False)
+    external_ref = (
+        _check_text(external_ref, "external_ref", "invalid_external_ref", required=True) or ""
+    )
+    display_name = _check_text(display_name, "display_name", "invalid_display_name", required=False)
     if uow.players.id_by_external_ref(external_ref) is not None:
         raise _duplicate()
     token = new_token(PLAYER_PREFIX)

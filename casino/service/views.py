@@ -15,6 +15,8 @@ T = TypeVar("T")
 #: Kinds of ledger transactions, as they appear in ``TransactionView.kind``.
 TRANSACTION_KINDS = ("deposit", "withdrawal", "stake", "raise", "settlement")
 ROUND_STATUSES = ("awaiting_decision", "settled")
+#: Who made a round's decision: the player, or the system for a stale round (resolve-stale).
+DECIDED_BY = ("player", "system")
 
 
 @dataclass(frozen=True)

@@ -317,14 +317,15 @@ def test_malformed_json_is_400(api: Api, raw: bytes) -> None:
     assert_problem(response, 400, "malformed_json")
 
 
-@pytest.mark.parametrize("raw", [b"[]", b'"text"', b"null", b"42", b"true"])
-def test_json_that_is_not_an_object_is_422(api: Api, raw: bytes) -> None:
+@pytest.mark.parametrize("raw", [b"[]", b'"text"', b"null", b"42", b"true", b"[{}]"])
+@pytest.mark.parametrize("path", ["/api/v1/players", "/api/v1/tables", "/api/v1/free-play/games"])
+def test_json_that_is_not_an_object_is_400_malformed_json(api: Api, raw: bytes, path: str) -> None:
+    """Every body is an object, as docs/robustness.md says: anything else is malformed."""
     response = api.client.post(
-        "/api/v1/players",
-        data=raw,
-        headers={**api.operator_auth, "Content-Type": "application/json"},
+        path, data=raw, headers={**api.operator_auth, "Content-Type": "application/json"}
     )
-    assert_problem(response, 422, "validation_failed")
+    assert_problem(response, 400, "malformed_json")
+    assert response.get_json()["detail"] == "The request body must be a JSON object."
 
 
 def test_unexpected_error_is_500_without_details(

@@ -31,7 +31,7 @@ from marshmallow import RAISE
 
 from casino.api.database import retry_on_disconnect
 from casino.api.json_body import ApiBlueprint
-from casino.api.openapi import error_responses
+from casino.api.openapi import LOCATION, error_responses
 from casino.api.resources._uow import read, write
 from casino.api.schemas_free_play import (
     AutoplaySchema,
@@ -140,7 +140,7 @@ def throttle() -> None:
 @blp.route("/variants")
 class Variants(MethodView):
     @blp.response(200, VariantListSchema)
-    @blp.doc(responses=error_responses(429))
+    @blp.doc(operationId="listVariants", responses=error_responses(429))
     def get(self) -> dict[str, Any]:
         """Every preset: title, description, base rules and the options a player may change
         (default, allowed values, meaning)."""
@@ -150,8 +150,8 @@ class Variants(MethodView):
 @blp.route("/games")
 class Games(MethodView):
     @blp.arguments(GameCreateSchema)
-    @blp.response(201, GameSchema)
-    @blp.doc(responses=error_responses(422, 429))
+    @blp.response(201, GameSchema, headers={"Location": LOCATION})
+    @blp.doc(operationId="createGame", responses=error_responses(422, 429, 503))
     def post(self, data: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
         """Deal a new game. Nothing is played yet: autoplay plays on, moves answer choices.
 
@@ -171,7 +171,7 @@ class Games(MethodView):
 class Game(MethodView):
     @blp.arguments(GameQuerySchema, location="query", unknown=RAISE)
     @blp.response(200, GameSchema)
-    @blp.doc(responses=error_responses(404, 409, 422, 429))
+    @blp.doc(operationId="getGame", responses=error_responses(404, 409, 422, 429, 503))
     def get(self, query: dict[str, Any], game_id: str) -> dict[str, Any]:
         """The game as a seat may see it: stocks as counts, face-down cards as counts, its
         own hand and pending choice with the legal moves, the log and the result. The seed is
@@ -191,7 +191,7 @@ class Moves(MethodView):
     @blp.arguments(LogQuerySchema, location="query", unknown=RAISE)
     @blp.arguments(MoveSchema)
     @blp.response(200, GameSchema)
-    @blp.doc(responses=error_responses(404, 409, 422, 429))
+    @blp.doc(operationId="makeMove", responses=error_responses(404, 409, 422, 429, 503))
     def post(self, query: dict[str, Any], data: dict[str, Any], game_id: str) -> dict[str, Any]:
         """A human seat's move, e.g. {"action": "play", "card": "QH"}; play goes on to the
         end of the battle or the next choice. Returns the mover's view.
@@ -209,7 +209,7 @@ class Autoplay(MethodView):
     @blp.arguments(LogQuerySchema, location="query", unknown=RAISE)
     @blp.arguments(AutoplaySchema)
     @blp.response(200, GameSchema)
-    @blp.doc(responses=error_responses(404, 409, 422, 429))
+    @blp.doc(operationId="autoplayGame", responses=error_responses(404, 409, 422, 429, 503))
     def post(self, query: dict[str, Any], data: dict[str, Any], game_id: str) -> dict[str, Any]:
         """Play on: until a human seat must choose ("decision", the default), to the end
         ("end": pending human choices are made by the greedy strategy and recorded) or for
@@ -226,7 +226,7 @@ class Autoplay(MethodView):
 class Simulations(MethodView):
     @blp.arguments(SimulationCreateSchema)
     @blp.response(200, SimulationSchema)
-    @blp.doc(responses=error_responses(422, 429))
+    @blp.doc(operationId="runSimulation", responses=error_responses(422, 429))
     def post(self, data: dict[str, Any]) -> dict[str, Any]:
         """Play up to 10,000 seeded all-computer games (greedy) and summarise them: battles
         (mean, median, p95, max), wars per game, wins per seat, draws, cycles, endings.

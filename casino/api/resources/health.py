@@ -18,6 +18,7 @@ blp = ApiBlueprint(
 @blp.route("/health")
 class Health(MethodView):
     @blp.response(200, HealthSchema)
+    @blp.doc(operationId="getHealth")
     def get(self) -> dict[str, Any]:
         """The process is alive (no database access)."""
         return {"status": "ok"}
@@ -26,6 +27,7 @@ class Health(MethodView):
 @blp.route("/ready")
 class Ready(MethodView):
     @blp.response(200, HealthSchema)
+    @blp.doc(operationId="getReadiness")
     @blp.alt_response(503, response="SERVICE_UNAVAILABLE")
     def get(self) -> dict[str, Any]:
         """The database answers SELECT 1; 503 service_unavailable otherwise."""

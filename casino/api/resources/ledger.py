@@ -39,7 +39,7 @@ class Checkpoints(MethodView):
     @requires(OPERATOR)
     @blp.arguments(CheckpointQuerySchema(), location="query", unknown=RAISE)
     @blp.response(200, CheckpointSchema(many=True))
-    @blp.doc(responses=error_responses(422))
+    @blp.doc(operationId="listCheckpoints", responses=error_responses(422))
     def get(self, query: dict[str, Any]) -> list[dict[str, Any]]:
         """Checkpoints in sealing order, each signed by the operator's Ed25519 key."""
         found = read(lambda uow: sealing.list_checkpoints(uow, query["after"], query["limit"]))
@@ -50,7 +50,7 @@ class Checkpoints(MethodView):
 class CheckpointBySeq(MethodView):
     @requires(OPERATOR)
     @blp.response(200, CheckpointSchema)
-    @blp.doc(responses=error_responses(404))
+    @blp.doc(operationId="getCheckpoint", responses=error_responses(404))
     def get(self, seq: int) -> dict[str, Any]:
         """One checkpoint."""
         return _checkpoint(read(lambda uow: sealing.get_checkpoint(uow, seq)))
@@ -59,6 +59,7 @@ class CheckpointBySeq(MethodView):
 @blp.route("/public-key")
 class PublicKey(MethodView):
     @blp.response(200, PublicKeySchema)
+    @blp.doc(operationId="getLedgerPublicKey")
     def get(self) -> dict[str, Any]:
         """The public key checkpoints are signed with (no authentication: anyone may check a
         checkpoint's signature), and the earlier keys still trusted."""
@@ -78,7 +79,7 @@ class PublicKey(MethodView):
 class Proof(MethodView):
     @requires(OPERATOR, PLAYER)
     @blp.response(200, InclusionProofSchema)
-    @blp.doc(responses=error_responses(404, 409))
+    @blp.doc(operationId="getTransactionProof", responses=error_responses(404, 409))
     def get(self, tx_id: int) -> dict[str, Any]:
         """The Merkle path proving a transaction is in a signed checkpoint (a player sees
         its own transactions only); 409 transaction_not_sealed until the sealer got to it."""

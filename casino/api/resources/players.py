@@ -28,7 +28,7 @@ class Players(MethodView):
     @requires(OPERATOR)
     @blp.arguments(PlayerCreateSchema())
     @blp.response(201, PlayerCreatedSchema)
-    @blp.doc(responses=error_responses(409, 422))
+    @blp.doc(operationId="createPlayer", responses=error_responses(409, 422))
     def post(self, data: dict[str, Any]) -> dict[str, Any]:
         """Create a player and its bearer token (shown only in this response).
 
@@ -47,7 +47,7 @@ class Players(MethodView):
 class Player(MethodView):
     @requires(OPERATOR, PLAYER)
     @blp.response(200, PlayerSchema)
-    @blp.doc(responses=error_responses(404))
+    @blp.doc(operationId="getPlayer", responses=error_responses(404))
     def get(self, player_id: str) -> PlayerView:
         """A player (a player token sees only its own player)."""
         ensure_visible_player(player_id)
@@ -59,7 +59,7 @@ class PlayerToken(MethodView):
     @requires(OPERATOR)
     @blp.arguments(NoFieldsSchema(), required=False)
     @blp.response(201, PlayerTokenSchema)
-    @blp.doc(responses=error_responses(404, 422))
+    @blp.doc(operationId="reissuePlayerToken", responses=error_responses(404, 422))
     def post(self, _: dict[str, Any], player_id: str) -> dict[str, str]:
         """Issue the player a new bearer token; the old one stops working at once.
 

@@ -41,7 +41,7 @@ class Rounds(MethodView):
     @idempotency.required
     @blp.arguments(BetSchema())
     @blp.response(201, RoundSchema)
-    @blp.doc(responses=error_responses(404, 409, 422))
+    @blp.doc(operationId="placeBet", responses=error_responses(404, 409, 422))
     def post(self, data: dict[str, Any]) -> Response:
         """Bet: the ante (and an optional tie bet) leave the wallet and two cards are dealt.
 
@@ -61,7 +61,7 @@ class Rounds(MethodView):
     @requires(OPERATOR, PLAYER)
     @blp.arguments(RoundsQuerySchema(), location="query", unknown=RAISE)
     @blp.response(200, RoundPageSchema)
-    @blp.doc(responses=error_responses(404, 422))
+    @blp.doc(operationId="listRounds", responses=error_responses(404, 422))
     def get(self, query: dict[str, Any]) -> Page[RoundView]:
         """Rounds, newest first: a player's own; an operator's all (filter by player_id)."""
         wanted = query.get("player_id")
@@ -81,7 +81,7 @@ class Rounds(MethodView):
 class Round(MethodView):
     @requires(OPERATOR, PLAYER)
     @blp.response(200, RoundSchema)
-    @blp.doc(responses=error_responses(404))
+    @blp.doc(operationId="getRound", responses=error_responses(404))
     def get(self, round_id: str) -> RoundView:
         """A round's full recall: cards, war, decision, bets, payouts and fairness data."""
         scope = scope_player_id()
@@ -94,7 +94,7 @@ class RoundDecision(MethodView):
     @idempotency.required
     @blp.arguments(DecisionSchema())
     @blp.response(200, RoundSchema)
-    @blp.doc(responses=error_responses(404, 409, 422))
+    @blp.doc(operationId="decideRound", responses=error_responses(404, 409, 422))
     def post(self, data: dict[str, Any], round_id: str) -> Response:
         """Surrender (half the ante back) or go to war (raise = ante) on a tied round.
 

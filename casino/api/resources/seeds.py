@@ -29,7 +29,7 @@ def _own(player_id: str) -> str:
 class Seeds(MethodView):
     @requires(OPERATOR, PLAYER)
     @blp.response(200, SeedsSchema)
-    @blp.doc(responses=error_responses(404))
+    @blp.doc(operationId="getSeeds", responses=error_responses(404))
     def get(self, player_id: str) -> SeedsView:
         """The commitment to the active server seed, the client seed and the next nonce."""
         ensure_visible_player(player_id)
@@ -41,7 +41,7 @@ class ClientSeed(MethodView):
     @requires(PLAYER)
     @blp.arguments(ClientSeedSchema())
     @blp.response(200, SeedsSchema)
-    @blp.doc(responses=error_responses(404, 409, 422))
+    @blp.doc(operationId="setClientSeed", responses=error_responses(404, 409, 422))
     def put(self, data: dict[str, Any], player_id: str) -> SeedsView:
         """Choose the client seed used from the next round on (1-64 printable ASCII)."""
         own = _own(player_id)
@@ -53,7 +53,7 @@ class Rotate(MethodView):
     @requires(PLAYER)
     @blp.arguments(NoFieldsSchema(), required=False)
     @blp.response(200, RotationSchema)
-    @blp.doc(responses=error_responses(404, 409, 422))
+    @blp.doc(operationId="rotateSeeds", responses=error_responses(404, 409, 422))
     def post(self, _: dict[str, Any], player_id: str) -> RotationView:
         """Reveal the active server seed and commit to a new one.
 

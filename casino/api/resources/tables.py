@@ -35,7 +35,7 @@ class Tables(MethodView):
     @requires(OPERATOR, PLAYER)
     @blp.arguments(PageQuerySchema(), location="query", unknown=RAISE)
     @blp.response(200, TablePageSchema)
-    @blp.doc(responses=error_responses(422))
+    @blp.doc(operationId="listTables", responses=error_responses(422))
     def get(self, query: dict[str, Any]) -> Page[TableView]:
         """Tables in id order with their rules and exact theoretical RTP."""
         return _page(read(table_service.list_tables), query.get("cursor"), query["limit"])
@@ -43,7 +43,7 @@ class Tables(MethodView):
     @requires(OPERATOR)
     @blp.arguments(TableCreateSchema())
     @blp.response(201, TableSchema)
-    @blp.doc(responses=error_responses(409, 422))
+    @blp.doc(operationId="createTable", responses=error_responses(409, 422))
     def post(self, data: dict[str, Any]) -> TableView:
         """Open a table; omitted rules take the defaults (6 decks, ante 100-500000 ...)."""
         rules = TableRules.from_dict(data["rules"])
@@ -58,7 +58,7 @@ class Tables(MethodView):
 class Table(MethodView):
     @requires(OPERATOR, PLAYER)
     @blp.response(200, TableSchema)
-    @blp.doc(responses=error_responses(404))
+    @blp.doc(operationId="getTable", responses=error_responses(404))
     def get(self, table_id: str) -> TableView:
         """One table."""
         return read(lambda uow: table_service.get_table(uow, table_id))
@@ -66,7 +66,7 @@ class Table(MethodView):
     @requires(OPERATOR)
     @blp.arguments(TableUpdateSchema())
     @blp.response(200, TableSchema)
-    @blp.doc(responses=error_responses(404, 422))
+    @blp.doc(operationId="updateTable", responses=error_responses(404, 422))
     def patch(self, data: dict[str, Any], table_id: str) -> TableView:
         """Change rules (merged into the current ones) or open/close the table.
 
@@ -82,7 +82,7 @@ def _page(tables: list[TableView], cursor: str | None, limit: int) -> Page[Table
     """Tables are few: page over the full list, the cursor being the last id seen."""
     ordered = sorted(tables, key=lambda table: table.id)
     if cursor is not None:
-        if not TABLE_ID.match(cursor):
+        if not TABLE_ID.fullmatch(cursor):
             raise Invalid("The cursor is not valid.", code="invalid_cursor")
         ordered = [table for table in ordered if table.id > cursor]
     items = ordered[:limit]

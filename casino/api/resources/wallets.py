@@ -37,7 +37,7 @@ class Deposits(MethodView):
     @idempotency.required
     @blp.arguments(MoneyMovementSchema())
     @blp.response(201, TransactionSchema)
-    @blp.doc(responses=error_responses(404, 422))
+    @blp.doc(operationId="deposit", responses=error_responses(404, 422))
     def post(self, data: dict[str, Any], player_id: str) -> Response:
         """Credit a player's wallet (created by the first deposit in a currency)."""
         return idempotency.respond(
@@ -55,7 +55,7 @@ class Withdrawals(MethodView):
     @idempotency.required
     @blp.arguments(MoneyMovementSchema())
     @blp.response(201, TransactionSchema)
-    @blp.doc(responses=error_responses(404, 409, 422))
+    @blp.doc(operationId="withdraw", responses=error_responses(404, 409, 422))
     def post(self, data: dict[str, Any], player_id: str) -> Response:
         """Debit a player's wallet; beyond the balance -> 409 insufficient_funds."""
         return idempotency.respond(
@@ -71,7 +71,7 @@ class Withdrawals(MethodView):
 class Wallets(MethodView):
     @requires(OPERATOR, PLAYER)
     @blp.response(200, WalletSchema(many=True))
-    @blp.doc(responses=error_responses(404))
+    @blp.doc(operationId="listWallets", responses=error_responses(404))
     def get(self, player_id: str) -> list[WalletView]:
         """The player's balance in each currency it holds."""
         ensure_visible_player(player_id)
@@ -83,7 +83,7 @@ class Transactions(MethodView):
     @requires(OPERATOR, PLAYER)
     @blp.arguments(PageQuerySchema(), location="query", unknown=RAISE)
     @blp.response(200, TransactionPageSchema)
-    @blp.doc(responses=error_responses(404, 422))
+    @blp.doc(operationId="listTransactions", responses=error_responses(404, 422))
     def get(self, query: dict[str, Any], player_id: str) -> Page[TransactionView]:
         """The player's ledger history, newest first, one page at a time."""
         ensure_visible_player(player_id)
