@@ -40,15 +40,14 @@ def _url(url: str | None) -> str:
 
 @contextmanager
 def _unit_of_work(url: str | None) -> Iterator[UnitOfWork]:
-    from casino.store.session import make_engine, make_session_factory
-    from casino.store.uow import UnitOfWork
+    from casino.store.database import Database
 
-    engine = make_engine(_url(url))
+    database = Database.open(_url(url))
     try:
-        with UnitOfWork(make_session_factory(engine)) as uow:
+        with database.unit_of_work() as uow:
             yield uow
     finally:
-        engine.dispose()
+        database.dispose()
 
 
 _db_option = click.option(
@@ -307,9 +306,9 @@ def serve(host: str, port: int, workers: int | None, seal_every: float | None) -
 
 def _safe(url: str) -> str:
     """The URL without its password, for printing."""
-    from sqlalchemy.engine import make_url
+    from casino.store import printable_url
 
-    return make_url(url).render_as_string(hide_password=True)
+    return printable_url(url)
 
 
 def register(group: click.Group) -> None:

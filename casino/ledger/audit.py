@@ -4,7 +4,7 @@ The store reads the books (casino.store.books) in one consistent snapshot; every
 pure and needs no database. Checks, each reported on its own:
 
 - ``transactions_balanced``: each transaction has >= 2 non-zero postings summing to zero, to
-  known accounts of its currency, exactly one of which is its own player's wallet;
+  known accounts of its currency, and moves no wallet but its own player's;
 - ``currencies_balanced``: per currency, all postings sum to zero;
 - ``balances_match_postings``: each wallet's balance is the sum of its postings, each
   transaction's ``wallet_balance_after`` is the running sum along its wallet's chain, and
@@ -27,8 +27,11 @@ pure and needs no database. Checks, each reported on its own:
 from __future__ import annotations
 
 import bisect
+import multiprocessing
+import os
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -79,7 +82,7 @@ class RoundRowForAudit:
     id: str
     player_id: str
     currency: str
-    rules: Mapping[str, Any]
+    rules: TableRules
     status: str
     server_seed: bytes
     client_seed: str
@@ -170,8 +173,10 @@ def _check_transactions(books: Books) -> CheckResult:
             if account.kind == WALLET:
                 wallets.add(account_id)
         wallet = books.accounts.get(tx.wallet_id)
-        if wallets != {tx.wallet_id} or wallet is None or wallet.player_id != tx.player_id:
-            problems.add(f"transaction {tx.id} does not move exactly its player's wallet")
+        # Every transaction belongs to its player's wallet chain and moves no other wallet
+        # (a lost round's settlement written before per-wallet chains moved none at all).
+        if not wallets <= {tx.wallet_id} or wallet is None or wallet.player_id != tx.player_id:
+            problems.add(f"transaction {tx.id} moves a wallet other than its player's")
     for tx_id in books.orphan_postings:
         problems.add(f"postings of missing transaction {tx_id}")
     return problems.result(
@@ -412,25 +417,10 @@ def _check_checkpoints(
 # --- rounds ----------------------------------------------------------------------------
 
 
-_rules_cache: dict[tuple[tuple[str, Any], ...], TableRules] = {}
-
-
-def _rules(data: Mapping[str, Any]) -> TableRules:
-    marker = tuple(sorted(data.items()))
-    rules = _rules_cache.get(marker)
-    if rules is None:
-        rules = TableRules.from_dict(data)
-        if len(_rules_cache) < 1024:
-            _rules_cache[marker] = rules
-    return rules
-
-
 def replay_mismatch(row: RoundRowForAudit) -> str | None:
     """What a stored round says that its seeds and rules do not give, if anything."""
-    rules = _rules(row.rules)
-    status = RoundStatus(row.status)
     game = replay_round(
-        rules,
+        row.rules,
         row.server_seed,
         row.client_seed,
         row.nonce,
@@ -439,36 +429,60 @@ def replay_mismatch(row: RoundRowForAudit) -> str | None:
         None if row.decision is None else Decision(row.decision),
     )
     deal = game.deal
-    if (deal.player.code, deal.dealer.code) != (row.player_card, row.dealer_card):
+    if deal.player.code != row.player_card or deal.dealer.code != row.dealer_card:
         cards = f"{row.player_card}/{row.dealer_card}"
         return f"cards {cards} but the seeds deal {deal.player}/{deal.dealer}"
-    if game.status is not status:
-        return f"recorded as {status.value} but the replay is {game.status.value}"
-    if status is RoundStatus.AWAITING_DECISION:
+    if game.status.value != row.status:
+        return f"recorded as {row.status} but the replay is {game.status.value}"
+    if row.status == AWAITING_DECISION:
         if row.tie_bet_payout != game.tie_bet_payout:
             return f"tie bet payout {row.tie_bet_payout} != {game.tie_bet_payout}"
         return None
     result = game.result
-    expected: dict[str, Any] = {
-        "war": None if result.war is None else result.war.to_dict(),
-        "bets": result.bets.to_dict(),
-        "payouts": result.payouts.to_dict(),
-        "net": result.net,
-    }
-    stored: dict[str, Any] = {
-        "war": None if row.war is None else dict(row.war),
-        "bets": {"ante": row.ante, "tie_bet": row.tie_bet, "raise": row.raise_amount},
-        "payouts": {
-            "ante": row.ante_payout,
-            "tie_bet": row.tie_bet_payout,
-            "raise": row.raise_payout,
-        },
-        "net": row.net,
-    }
-    for key, value in expected.items():
-        if stored[key] != value:
-            return f"{key} recorded as {stored[key]} but the replay gives {value}"
+    war = None if result.war is None else result.war.to_dict()
+    if (None if row.war is None else dict(row.war)) != war:
+        return f"war recorded as {row.war} but the replay gives {war}"
+    bets, payouts = result.bets, result.payouts
+    if (row.ante, row.tie_bet, row.raise_amount) != (bets.ante, bets.tie_bet, bets.raise_):
+        return (
+            f"bets recorded as {row.ante}/{row.tie_bet}/{row.raise_amount} but the replay "
+            f"gives {bets.to_dict()}"
+        )
+    recorded = (row.ante_payout, row.tie_bet_payout, row.raise_payout)
+    if recorded != (payouts.ante, payouts.tie_bet, payouts.raise_):
+        return f"payouts recorded as {recorded} but the replay gives {payouts.to_dict()}"
+    if row.net != result.net:
+        return f"net recorded as {row.net} but the replay gives {result.net}"
     return None
+
+
+def _replay_all(rows: list[RoundRowForAudit]) -> list[tuple[int, str]]:
+    """(index, what is wrong) for the rounds of ``rows`` that do not replay."""
+    found = []
+    for index, row in enumerate(rows):
+        try:
+            mismatch = replay_mismatch(row)
+        except (EngineError, KeyError, ValueError) as exc:
+            mismatch = f"cannot be replayed: {exc}"
+        if mismatch:
+            found.append((index, mismatch))
+    return found
+
+
+#: Rounds per replay task, and fewer than this are replayed in this process.
+_CHUNK = 5_000
+
+
+def _replays(rows: list[RoundRowForAudit], workers: int) -> Iterator[list[tuple[int, str]]]:
+    """The replay of ``rows`` in chunks: on ``workers`` processes when there are many (the
+    replay is pure CPU; the books checks need one process, the rounds do not)."""
+    chunks = [rows[i : i + _CHUNK] for i in range(0, len(rows), _CHUNK)]
+    if workers <= 1 or len(chunks) < 2:
+        yield from map(_replay_all, chunks)
+        return
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        yield from pool.map(_replay_all, chunks)
 
 
 def _money_mismatch(
@@ -503,22 +517,19 @@ def _money_mismatch(
     return None
 
 
-def _check_rounds(books: Books) -> CheckResult:
+def _check_rounds(books: Books, workers: int) -> CheckResult:
     problems = _Problems()
     kinds = {account.id: account.kind for account in books.accounts.values()}
     by_round: dict[str, list[TransactionRow]] = defaultdict(list)
     for tx in books.transactions:
         if tx.round_id is not None:
             by_round[tx.round_id].append(tx)
-    replayed = 0
-    for row in books.rounds:
-        replayed += 1
-        try:
-            mismatch = replay_mismatch(row)
-        except (EngineError, KeyError, ValueError) as exc:
-            mismatch = f"cannot be replayed: {exc}"
-        if mismatch:
-            problems.add(f"round {row.id}: {mismatch}")
+    rows = list(books.rounds)
+    replayed = len(rows)
+    for chunk_start, found in enumerate(_replays(rows, workers)):
+        for index, mismatch in found:
+            problems.add(f"round {rows[chunk_start * _CHUNK + index].id}: {mismatch}")
+    for row in rows:
         money = _money_mismatch(row, by_round.pop(row.id, []), kinds)
         if money:
             problems.add(f"round {row.id}: {money}")
@@ -528,7 +539,13 @@ def _check_rounds(books: Books) -> CheckResult:
     return problems.result("rounds_replay", f"{replayed} rounds re-dealt and replayed, all match")
 
 
-def audit_books(books: Books, trusted: Sequence[VerifyingKey]) -> AuditReport:
+def audit_books(
+    books: Books, trusted: Sequence[VerifyingKey], *, workers: int | None = None
+) -> AuditReport:
+    """Every check of the books; the rounds are replayed on ``workers`` processes (default:
+    one per CPU)."""
+    if workers is None:
+        workers = os.cpu_count() or 1
     sums = _posting_sums(books)
     chains = _wallet_chains(books)
     checks = [
@@ -539,7 +556,7 @@ def audit_books(books: Books, trusted: Sequence[VerifyingKey]) -> AuditReport:
         _check_in_play(books, sums, books.open_stakes),
         _check_chains(books, chains),
         _check_checkpoints(books, chains, trusted),
-        _check_rounds(books),
+        _check_rounds(books, workers),
     ]
     return AuditReport(ok=all(check.ok for check in checks), checks=checks)
 

@@ -71,7 +71,7 @@ def list_checkpoints(uow: UnitOfWork, after: int, limit: int) -> list[Checkpoint
 
 
 def get_checkpoint(uow: UnitOfWork, seq: int) -> Checkpoint:
-    found = uow.checkpoints.get(seq)
+    found = uow.checkpoints.get(seq) if 0 < seq < 2**63 else None
     if found is None:
         raise NotFound("no such checkpoint", code="checkpoint_not_found")
     return found
@@ -92,7 +92,7 @@ class InclusionProof:
 
 def inclusion(uow: UnitOfWork, tx_id: int) -> InclusionProof | None:
     """The proof that a transaction is sealed; None while it is not sealed yet."""
-    checkpoint = uow.checkpoints.sealing(tx_id)
+    checkpoint = uow.checkpoints.sealing(tx_id) if 0 < tx_id < 2**63 else None
     if checkpoint is None:
         return None
     leaves = uow.checkpoints.leaves(checkpoint.commit_from, checkpoint.commit_to)

@@ -30,3 +30,10 @@ def database_url(env: dict[str, str] | None = None) -> str:
     path = (Path.cwd() / DEFAULT_SQLITE_PATH).resolve()
     path.parent.mkdir(parents=True, exist_ok=True)
     return f"sqlite:///{path}"
+
+
+def printable_url(url: str) -> str:
+    """A database URL without its password, for messages."""
+    from sqlalchemy.engine import make_url
+
+    return make_url(url).render_as_string(hide_password=True)

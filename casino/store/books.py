@@ -7,14 +7,17 @@ with the same effect. Rows are read through Core, not the ORM: an audit reads ev
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from collections.abc import Iterator
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Table, func, select
+from sqlalchemy import Table, Text, func, select
+from sqlalchemy import cast as sql_cast
 from sqlalchemy.orm import Session
 
+from casino.engine.casino_war import TableRules
 from casino.ledger.audit import AccountRow, Books, RoundRowForAudit, TransactionRow
 from casino.store.checkpoints import checkpoint_of
 from casino.store.models import (
@@ -106,21 +109,35 @@ def read_books(session: Session, *, rounds_since: datetime | None = None) -> Boo
     )
 
 
+# A round's rules and war as the stored JSON text: tables have few distinct rule sets, so
+# each is parsed once, not once per round.
+_ROUND_COLUMNS = [
+    column if column.name not in ("rules", "war") else sql_cast(column, Text).label(column.name)
+    for column in _ROUNDS.columns
+    if column.name not in ("created_at", "settled_at", "decided_by", "balance_after")
+]
+
+
 def _rounds(session: Session, since: datetime | None) -> Iterator[RoundRowForAudit]:
     """Every round with its server seed, streamed in batches (an audit may replay millions).
     Rounds before ``since`` are left out of the replay; the books checks stay whole."""
     seeds = {int(i): bytes(s) for i, s in session.execute(select(_SEEDS.c.id, _SEEDS.c.seed))}
-    query = select(_ROUNDS).order_by(_ROUNDS.c.created_at, _ROUNDS.c.id)
+    rules: dict[str, TableRules] = {}
+    query = select(*_ROUND_COLUMNS).order_by(_ROUNDS.c.created_at, _ROUNDS.c.id)
     if since is not None:
         query = query.where(_ROUNDS.c.created_at >= since)
     result = session.execute(query.execution_options(yield_per=_BATCH))
     for row in result:
         m: Any = row._mapping
+        text = m["rules"]
+        parsed = rules.get(text)
+        if parsed is None:
+            parsed = rules[text] = TableRules.from_dict(json.loads(text))
         yield RoundRowForAudit(
             id=m["id"],
             player_id=m["player_id"],
             currency=m["currency"],
-            rules=m["rules"],
+            rules=parsed,
             status=m["status"],
             server_seed=seeds.get(int(m["server_seed_id"]), b""),
             client_seed=m["client_seed"],
@@ -130,7 +147,7 @@ def _rounds(session: Session, since: datetime | None) -> Iterator[RoundRowForAud
             raise_amount=int(m["raise_amount"]),
             player_card=m["player_card"],
             dealer_card=m["dealer_card"],
-            war=m["war"],
+            war=None if m["war"] is None else json.loads(m["war"]),
             decision=m["decision"],
             ante_payout=int(m["ante_payout"]),
             tie_bet_payout=int(m["tie_bet_payout"]),

@@ -199,6 +199,7 @@ def upgrade() -> None:
                                    server_default='0'))
         batch.add_column(sa.Column('chain_hash', sa.String(length=64), nullable=False,
                                    server_default=GENESIS_HASH))
+        batch.alter_column('balance', existing_type=sa.BigInteger(), nullable=True)
     with op.batch_alter_table('ledger_transactions') as batch:
         batch.add_column(sa.Column('wallet_id', sa.Integer(), nullable=True))
         batch.add_column(sa.Column('wallet_seq', sa.BigInteger(), nullable=True))
@@ -210,7 +211,6 @@ def upgrade() -> None:
     with op.batch_alter_table('accounts') as batch:
         batch.alter_column('chain_length', server_default=None)
         batch.alter_column('chain_hash', server_default=None)
-        batch.alter_column('balance', existing_type=sa.BigInteger(), nullable=True)
         batch.drop_constraint(op.f('ck_accounts_wallet_not_negative'), type_='check')
         batch.create_check_constraint(
             op.f('ck_accounts_wallet_not_negative'),

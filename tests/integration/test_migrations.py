@@ -104,3 +104,152 @@ def test_postgres_ledger_function_and_sequence(fresh_url: str) -> None:
             )
     finally:
         engine.dispose()
+
+
+def test_0004_relinks_an_existing_ledger_that_then_passes_the_audit(fresh_url: str) -> None:
+    """A ledger written before per-wallet chains (one global chain, shared balances kept in
+    rows, a settlement that never touched the wallet) is re-linked wallet by wallet, and the
+    new audit finds it whole; sealing it afterwards works too."""
+    import json
+    from datetime import UTC, datetime
+
+    from casino.engine.casino_war import CasinoWarRound, deal_casino_war
+    from casino.ledger.checkpoints import SigningKey
+    from casino.service.audit import run_audit
+    from casino.service.demo import DEMO_TABLES
+    from casino.service.sealing import seal_pending
+    from casino.store.database import Database
+
+    upgrade(fresh_url, "0003")
+    rules = DEMO_TABLES["classic"]
+    seed = bytes(range(32))
+    pid = "00000000-0000-4000-8000-000000000001"
+    now = datetime(2026, 11, 1, tzinfo=UTC)
+
+    def find(want_tie: bool) -> tuple[str, CasinoWarRound]:
+        for n in range(1000):
+            deal = deal_casino_war(seed, f"c{n}", len(rounds), rules.decks)
+            if deal.is_tie == want_tie and (want_tie or deal.player.rank < deal.dealer.rank):
+                return f"c{n}", CasinoWarRound.start(rules, deal, 1000, 100)
+        raise AssertionError
+
+    rounds: list[dict[str, object]] = []
+    txs: list[tuple[str, str | None, list[tuple[str, int]]]] = [
+        ("deposit", None, [("cash", -10_000), ("wallet", 10_000)])
+    ]
+    lost_seed, lost = find(False)  # lost: ante and tie bet to the house, nothing back
+    rounds.append({"id": "00000000-0000-4000-8000-0000000000a1", "seed": lost_seed, "game": lost})
+    txs += [
+        ("stake", rounds[0]["id"], [("wallet", -1100), ("in_play", 1100)]),  # type: ignore[list-item]
+        ("settlement", rounds[0]["id"], [("in_play", -1100), ("house", 1100)]),  # type: ignore[list-item]
+    ]
+    tie_seed, tie = find(True)  # a tie left open: the tie bet settled, the ante in play
+    rounds.append({"id": "00000000-0000-4000-8000-0000000000a2", "seed": tie_seed, "game": tie})
+    txs += [
+        ("stake", rounds[1]["id"], [("wallet", -1100), ("in_play", 1100)]),  # type: ignore[list-item]
+        (
+            "settlement",
+            rounds[1]["id"],
+            [("in_play", -100), ("wallet", 100), ("house", -1000), ("wallet", 1000)],
+        ),  # type: ignore[list-item]
+    ]
+    engine = make_engine(fresh_url)
+    keys = {
+        "wallet": f"wallet:{pid}:EUR",
+        "house": "house:EUR",
+        "in_play": "in_play:EUR",
+        "cash": "cash:EUR",
+    }
+    balances = {k: 0 for k in keys}
+    try:
+        with engine.begin() as conn:
+            conn.execute(
+                text("INSERT INTO players VALUES (:id, 'old', NULL, 'h', :t)"),
+                {"id": pid, "t": now},
+            )
+            conn.execute(
+                text("INSERT INTO casino_tables VALUES ('classic', 'EUR', :r, true, :t, :t)"),
+                {"r": json.dumps(rules.to_dict()), "t": now},
+            )
+            conn.execute(
+                text(
+                    "INSERT INTO server_seeds VALUES (1, :p, :s, 'hash', 'c', true, 0, 2, :t, NULL)"
+                ),
+                {"p": pid, "s": seed, "t": now},
+            )
+            for n, (kind, key) in enumerate(keys.items(), start=1):
+                owner = pid if kind == "wallet" else None
+                conn.execute(
+                    text("INSERT INTO accounts VALUES (:i, :k, :kind, 'EUR', :p, 0, :t)"),
+                    {"i": n, "k": key, "kind": kind, "p": owner, "t": now},
+                )
+            ids = {kind: n for n, kind in enumerate(keys, start=1)}
+            for nonce, entry in enumerate(rounds):
+                game: CasinoWarRound = entry["game"]  # type: ignore[assignment]
+                status = game.status.value
+                conn.execute(
+                    text(
+                        "INSERT INTO rounds VALUES (:id, :p, 'classic', 'EUR', :r, :st, 1, :cs, "
+                        ":n, 1000, 100, 0, :pc, :dc, NULL, NULL, NULL, 0, :tp, 0, :net, 0, :t, "
+                        ":set)"
+                    ),
+                    {
+                        "id": entry["id"], "p": pid, "r": json.dumps(rules.to_dict()), "st": status,
+                        "cs": entry["seed"], "n": nonce, "pc": game.deal.player.code,
+                        "dc": game.deal.dealer.code, "tp": game.tie_bet_payout,
+                        "net": game.tie_bet_payout - 1100,
+                        "t": now, "set": now if status == "settled" else None,
+                    },
+                )  # fmt: skip
+            for seq, (kind, round_id, legs) in enumerate(txs, start=1):
+                conn.execute(
+                    text(
+                        "INSERT INTO ledger_transactions VALUES (:id, :seq, :k, 'EUR', :p, :r, "
+                        "NULL, NULL, :t, :prev, :h)"
+                    ),
+                    {
+                        "id": seq,
+                        "seq": seq,
+                        "k": kind,
+                        "p": pid,
+                        "r": round_id,
+                        "t": now,
+                        "prev": "x",
+                        "h": f"old-{seq}",
+                    },
+                )
+                for leg, (account, amount) in enumerate(legs):
+                    conn.execute(
+                        text("INSERT INTO postings VALUES (:tx, :leg, :a, :amount)"),
+                        {"tx": seq, "leg": leg, "a": ids[account], "amount": amount},
+                    )
+                    balances[account] += amount
+            for kind, balance in balances.items():
+                conn.execute(
+                    text("UPDATE accounts SET balance = :b WHERE id = :i"),
+                    {"b": balance, "i": ids[kind]},
+                )
+            conn.execute(
+                text("UPDATE ledger_chain_head SET count = :c, last_id = :c"), {"c": len(txs)}
+            )
+    finally:
+        engine.dispose()
+
+    upgrade(fresh_url)
+    database = Database.open(fresh_url)
+    key = SigningKey.parse("77" * 32)
+    try:
+        with database.unit_of_work() as uow:
+            report = run_audit(uow, [key.verifying])
+        assert report.ok, [c for c in report.checks if not c.ok]
+        with database.unit_of_work() as uow:
+            (checkpoint,) = seal_pending(uow, key)
+            uow.commit()
+        assert checkpoint.total_count == len(txs)
+        # The lost round gave the house 1,100; the tie bet took 1,000 back; 1,000 is in play.
+        assert checkpoint.balances == {"cash:EUR": -10_000, "house:EUR": 100, "in_play:EUR": 1000}
+        with database.unit_of_work() as uow:
+            assert run_audit(uow, [key.verifying]).ok
+            assert uow.ledger.balances(pid) == [("EUR", 10_000 - 100 - 1000)]
+    finally:
+        database.dispose()

@@ -1,0 +1,196 @@
+"""While a bet's transaction is open, every row it holds locked belongs to its player.
+
+The claim that lets the ledger scale by player (docs/ledger.md, docs/scaling.md): a bet,
+decision, deposit or withdrawal locks rows of its own player and appends to insert-only
+tables, nothing else. Checked from a second connection at the last moment before the COMMIT
+(every write of the request done): ``pgrowlocks`` lists each locked row of each table and
+who locks it; ``pg_locks`` lists the transaction's other locks. Then another player bets and
+deposits while the first transaction is still open, with a lock timeout that would fail them
+if they had to wait for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+from sqlalchemy import Engine, create_engine, text
+from sqlalchemy.orm import Session
+
+from casino.service import idempotency, rounds, wallets
+from casino.store import direct, writes
+
+from .conftest import Svc, is_tie
+
+pytestmark = pytest.mark.postgres
+postgres_only = pytest.mark.parametrize("db_url", ["postgresql"], indirect=True)
+
+# Each table's rows, and the player a row belongs to.
+OWNER = {
+    "players": "id",
+    "accounts": "player_id",
+    "server_seeds": "player_id",
+    "rounds": "player_id",
+    "ledger_transactions": "player_id",
+    "casino_tables": "NULL",
+    "idempotency_records": "substr(caller, 8)",
+    "ledger_checkpoints": "NULL",
+}
+
+
+@contextmanager
+def paused_before_commit(inspect: Callable[[int], None]) -> Iterator[None]:
+    """Make each commit of the block's own units of work run all its writes, call
+    ``inspect(xid)`` with the transaction still open, then commit (the commits ``inspect``
+    makes itself are not paused)."""
+    real = writes.commit_postgres
+
+    def pausing(session: Session, pending: writes.PendingWrites) -> None:
+        writes.commit_postgres = real  # type: ignore[assignment]
+        if pending:
+            sql = "SELECT casino_commit(%(doc)s::json)"
+            direct.execute(session, sql, {"doc": writes._document(pending)})
+        ((xid,),) = direct.execute(session, "SELECT pg_current_xact_id()::text::bigint", {})
+        try:
+            inspect(int(xid))
+        finally:
+            writes.commit_postgres = pausing  # type: ignore[assignment]
+        direct.commit(session, [])
+
+    writes.commit_postgres = pausing  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        writes.commit_postgres = real  # type: ignore[assignment]
+
+
+def locked_rows(observer: Engine, xid: int) -> dict[str, list[tuple[Any, str]]]:
+    """table -> [(owner of the row, lock modes)] of every row locked by transaction ``xid``."""
+    found: dict[str, list[tuple[Any, str]]] = {}
+    with observer.connect() as conn:
+        for table, owner in OWNER.items():
+            rows = conn.execute(
+                text(
+                    f"SELECT {owner}, l.modes::text FROM pgrowlocks('{table}') AS l "
+                    f"JOIN {table} AS t ON t.ctid = l.locked_row "
+                    "WHERE l.multi OR l.locker::text::bigint = :low"
+                ),
+                {"low": xid % 2**32},
+            ).all()
+            found[table] = [(row[0], row[1]) for row in rows]
+    return found
+
+
+def other_locks(observer: Engine, xid: int) -> list[tuple[str, str, int | None]]:
+    """The transaction's locks besides row-level ones: (type, mode, advisory objid)."""
+    with observer.connect() as conn:
+        pid = conn.execute(
+            text("SELECT pid FROM pg_stat_activity WHERE backend_xid::text::bigint = :low"),
+            {"low": xid % 2**32},
+        ).scalar_one()
+        return [
+            (str(kind), str(mode), objid)
+            for kind, mode, objid in conn.execute(
+                text(
+                    "SELECT locktype, mode, objid FROM pg_locks WHERE pid = :pid "
+                    "AND locktype NOT IN ('virtualxid', 'transactionid')"
+                ),
+                {"pid": pid},
+            )
+        ]
+
+
+@pytest.fixture
+def observer(db_url: str) -> Iterator[Engine]:
+    engine = create_engine(db_url, isolation_level="AUTOCOMMIT")
+    with engine.connect() as conn:
+        conn.execute(text("CREATE EXTENSION IF NOT EXISTS pgrowlocks"))
+    yield engine
+    engine.dispose()
+
+
+def assert_only(player: str, locks: dict[str, list[tuple[Any, str]]]) -> None:
+    strangers = {table: rows for table, rows in locks.items() if any(o != player for o, _ in rows)}
+    assert strangers == {}, f"rows of others locked: {strangers}"
+
+
+@postgres_only
+def test_a_bet_locks_only_its_players_rows(
+    svc: Svc, demo_tables: list[str], observer: Engine
+) -> None:
+    player = svc.player(funds=100_000)
+    other = svc.player(funds=100_000)
+    seen: dict[str, Any] = {}
+
+    def inspect(xid: int) -> None:
+        seen["rows"] = locked_rows(observer, xid)
+        seen["other"] = other_locks(observer, xid)
+
+        # Meanwhile another player bets and deposits, and may not wait for anything of ours.
+        with svc.uow() as uow:
+            uow.session.execute(text("SET LOCAL lock_timeout = '1s'"))
+            rounds.place_bet(uow, other, "classic", 500, 100)
+            uow.commit()
+        with svc.uow() as uow:
+            uow.session.execute(text("SET LOCAL lock_timeout = '1s'"))
+            wallets.deposit(uow, other, "EUR", 700, "while the first bet is open")
+            uow.commit()
+        seen["other_balance"] = svc.balance(other)
+
+    with paused_before_commit(inspect), svc.uow() as uow:
+        assert idempotency.begin(uow, f"player:{player}", "bet-key", "fp") is None
+        view = rounds.place_bet(uow, player, "classic", 1000, 100)
+        idempotency.complete(uow, f"player:{player}", "bet-key", "fp", 201, {"id": view.id})
+        uow.commit()
+
+    rows = seen["rows"]
+    assert_only(player, rows)
+    # What the bet did lock: its seed (the nonce), its wallet, and its player row (the key
+    # share a new round's and transaction's foreign keys take).
+    assert rows["server_seeds"] and rows["accounts"]
+    assert all(owner == player for owner, _ in rows["accounts"])
+    assert rows["casino_tables"] == [] and rows["ledger_checkpoints"] == []
+    # No lock on a whole table beyond what inserting and updating rows takes; one advisory
+    # lock: the request's own idempotency key.
+    # (RowShareLock is what SELECT ... FOR UPDATE takes on a table: it only conflicts with
+    # locks of the whole table, which no request takes.)
+    modes = {(kind, mode) for kind, mode, _ in seen["other"]}
+    allowed = {"RowExclusiveLock", "RowShareLock", "AccessShareLock"}
+    assert modes <= {("relation", m) for m in allowed} | {("advisory", "ExclusiveLock")}, modes
+    assert sum(kind == "advisory" for kind, _, _ in seen["other"]) == 1
+    assert seen["other_balance"] != 100_000  # the other player's bet and deposit went through
+    assert svc.audit().ok
+
+
+@postgres_only
+def test_a_decision_and_a_withdrawal_lock_only_their_players_rows(
+    svc: Svc, demo_tables: list[str], observer: Engine
+) -> None:
+    player = svc.player(funds=100_000)
+    other = svc.player(funds=100_000)
+    svc.steer(player, is_tie)
+    opened = svc.run(rounds.place_bet, player, "classic", 1000)
+    captured: list[dict[str, list[tuple[Any, str]]]] = []
+
+    def inspect(xid: int) -> None:
+        captured.append(locked_rows(observer, xid))
+        with svc.uow() as uow:
+            uow.session.execute(text("SET LOCAL lock_timeout = '1s'"))
+            rounds.place_bet(uow, other, "classic", 500)
+            uow.commit()
+
+    with paused_before_commit(inspect):
+        with svc.uow() as uow:
+            rounds.decide(uow, opened.id, "war", player_id=player)
+            uow.commit()
+        with svc.uow() as uow:
+            wallets.withdraw(uow, player, "EUR", 1000, "cash out")
+            uow.commit()
+    decision, withdrawal = captured
+    assert_only(player, decision)
+    assert decision["rounds"] and decision["accounts"]
+    assert_only(player, withdrawal)
+    assert withdrawal["accounts"] and not withdrawal["rounds"]
+    assert svc.audit().ok
