@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import psycopg
 
@@ -32,8 +32,21 @@ def admin_url() -> str:
 
 
 def libpq_url(url: str) -> str:
-    """The same URL without SQLAlchemy's ``+driver`` suffix, for psycopg and the pg tools."""
-    return re.sub(r"^postgresql\+\w+://", "postgresql://", url)
+    """The same URL without SQLAlchemy's ``+driver`` suffix, for psycopg and the pg tools.
+
+    SQLAlchemy's multi-host form (``?host=a:p&host=b:q``) becomes libpq's
+    (``?host=a,b&port=p,q``): libpq would take ``a:p`` for a host name.
+    """
+    plain = re.sub(r"^postgresql\+\w+://", "postgresql://", url)
+    parts = urlsplit(plain)
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    hosts = [value for name, value in query if name == "host"]
+    if len(hosts) < 2:
+        return plain
+    names, ports = zip(*(h.rsplit(":", 1) if ":" in h else (h, "") for h in hosts), strict=True)
+    rest = [(name, value) for name, value in query if name != "host"]
+    rest += [("host", ",".join(names)), ("port", ",".join(ports))]
+    return urlunsplit(parts._replace(query=urlencode(rest, safe=",")))
 
 
 def with_database(url: str, name: str) -> str:
