@@ -124,9 +124,11 @@ class PrivateCluster:
     everyone else using port 5432 at the same moment never see the restart.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, settings: dict[str, str] | None = None) -> None:
         from harness.server import free_port
 
+        #: Server settings written to postgresql.auto.conf before the first start.
+        self.settings = dict(settings or {})
         self.port = free_port()
         self.directory = Path(tempfile.mkdtemp(prefix="casino-pg-"))
         self.data = self.directory / "data"
@@ -180,11 +182,25 @@ class PrivateCluster:
             capture_output=True,
             timeout=120,
         )
+        if self.settings:
+            lines = "".join(f"{name} = {value}\n" for name, value in self.settings.items())
+            with (self.data / "postgresql.auto.conf").open("a") as conf:
+                conf.write(lines)
+        self.serve()
+
+    def serve(self) -> None:
+        """Start the server on ``self.data`` (made by ``start``, or put there by a restore)."""
         options = (
             f"-p {self.port} -c listen_addresses=127.0.0.1"
             f" -c unix_socket_directories={self.directory} -c fsync=off -c max_connections=200"
         )
         self._ctl("-o", options, "-w", "start")
+
+    def hand_over(self, path: Path) -> None:
+        """Give ``path`` (recursively) to the account the server runs as."""
+        if self._user:
+            for item in [path, *path.rglob("*")]:
+                shutil.chown(item, "postgres", "postgres")
 
     def restart(self, timeout: float = 60.0) -> float:
         """Fast restart (clients are disconnected); seconds until it answers again."""
