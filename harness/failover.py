@@ -365,9 +365,13 @@ class Formation:
     # --- URLs ---
 
     def sqlalchemy_url(self, dbname: str) -> str:
-        """The app's multi-host URL: libpq tries each node and keeps the one taking writes."""
+        """The app's multi-host URL: libpq tries each node in turn and keeps the one taking
+        writes; ``connect_timeout`` bounds each try (a dead machine answers nothing)."""
         hosts = "&".join(f"host={HOST}:{n.port}" for n in self.nodes)
-        return f"postgresql+psycopg://postgres@/{dbname}?{hosts}&target_session_attrs=read-write"
+        return (
+            f"postgresql+psycopg://postgres@/{dbname}?{hosts}"
+            "&target_session_attrs=read-write&connect_timeout=3"
+        )
 
     def primary_url(self, dbname: str = "postgres") -> str:
         return self.primary().libpq_url(dbname)

@@ -50,7 +50,7 @@ pytestmark = [pytest.mark.postgres, pytest.mark.slow]
 SCHEDULED_JOBS = [ScheduledJob("resolve-stale", ["resolve-stale", "--older-than", "1h"])]
 
 FAULTS = ("planned failover", "kill -9 postmaster", "kill -9 keeper", "kill -9 node")
-STEADY_SECONDS = 2.0  # of undisturbed load before the first switch and after each one
+STEADY_SECONDS = 1.5  # of undisturbed load before the first switch and after each one
 
 
 def inject(formation: Formation, kind: str, switch: Switch) -> None:
@@ -162,7 +162,7 @@ def test_service_survives_failovers_without_losing_an_acknowledged_bet() -> None
             base_urls=[i.base_url for i in instances],
             operator_token=operator_token,
             players=30,
-            threads=16,
+            threads=12,
             shared_players=6,
             duration=240,  # an upper bound: the schedule ends the load after the last switch
             retry_budget=40,
