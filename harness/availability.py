@@ -231,7 +231,7 @@ class JobRunner:
         out = []
         for job in self.jobs:
             for switch in switches:
-                after = switch.ended if switch.ended is not None else switch.began
+                after = switch.settled if switch.settled is not None else switch.began
                 if not job.succeeded_since(after):
                     last = job.runs[-1].output if job.runs else "(never ran)"
                     out.append(f"job {job.name} did not succeed after {switch.kind}: {last}")

@@ -275,7 +275,8 @@ class Formation:
 
     def _listen_on_loopback_only(self) -> None:
         # ``create monitor`` has no --listen: its configuration says '*' until told otherwise.
-        config = next((self.directory / "config").rglob("pg_autoctl.cfg"))
+        config = self.directory / "config" / "pg_autoctl"
+        config = config / str(self.monitor.pgdata).lstrip("/") / "pg_autoctl.cfg"
         text = config.read_text().replace("listen_addresses = *", f"listen_addresses = {HOST}")
         config.write_text(text)
 
@@ -475,7 +476,8 @@ class Formation:
                 subprocess.run(["ipcrm", "-m", str(shmid)], capture_output=True, check=False)
 
     def leftovers(self) -> list[str]:
-        """Processes still running from this formation (nothing, after ``stop``)."""
+        """Processes still running from this formation, and System V objects left by the
+        processes it killed (nothing, after ``stop``)."""
         marker = str(self.directory)
         found = []
         for entry in Path("/proc").iterdir():
