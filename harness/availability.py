@@ -9,6 +9,7 @@ retrying at once could not play. A switch nobody noticed has a window of 0.
 from __future__ import annotations
 
 import os
+import statistics
 import subprocess
 import sys
 import threading
@@ -18,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.http import Reply
-from harness.load import Stats, percentile
+from harness.load import Stats
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 #: Endpoints whose answers count as bets (a duplicate's or a retry's answer is one too).
@@ -117,9 +118,11 @@ def measure(switches: list[Switch], bets: list[Answer], end: float) -> None:
 
 
 def window_summary(switches: list[Switch]) -> tuple[float, float]:
-    """p50 and max of the unavailability windows, in seconds."""
+    """Median (p50) and max of the unavailability windows, in seconds."""
     windows = [s.window for s in switches]
-    return percentile(windows, 50), max(windows, default=float("nan"))
+    if not windows:
+        return float("nan"), float("nan")
+    return statistics.median(windows), max(windows)
 
 
 def describe(switches: list[Switch]) -> list[str]:
