@@ -2,8 +2,11 @@
 the unavailability window of each, and scheduled jobs run alongside.
 
 The window of a switch runs from the first bet that failed after it began (its answer: a 503
-or no answer at all) to the first bet answered 2xx after that failure: how long a client
-retrying at once could not play. A switch nobody noticed has a window of 0.
+or no answer at all) to the first bet answered 2xx among those *sent* after that failure: how
+long a client retrying at once could not play. (A bet already in flight on a connection the
+switch had not reached yet may still succeed just after the first failure; it says nothing
+about whether play is back.) A switch nobody noticed has a window of 0. The span of a switch,
+from its first to its last failed bet, shows how long failures went on, retries included.
 """
 
 from __future__ import annotations
@@ -81,6 +84,7 @@ class Switch:
     ended: float | None = None  # formation whole and a bet answered 2xx since
     failed_bets: int = 0
     first_failure: float | None = None
+    last_failure: float | None = None
     first_success_after: float | None = None
 
     @property
@@ -91,6 +95,13 @@ class Switch:
         if self.first_success_after is None:
             return float("inf")
         return self.first_success_after - self.first_failure
+
+    @property
+    def span(self) -> float:
+        """First to last failed bet (0 when none failed)."""
+        if self.first_failure is None or self.last_failure is None:
+            return 0.0
+        return self.last_failure - self.first_failure
 
     @property
     def to_first_success(self) -> float | None:
@@ -110,10 +121,11 @@ def measure(switches: list[Switch], bets: list[Answer], end: float) -> None:
         switch.failed_bets = len(failed)
         if failed:
             switch.first_failure = failed[0].at
+            switch.last_failure = failed[-1].at
             after = switch.first_failure
         else:
             after = switch.began
-        success = next((a for a in mine if a.at > after and a.ok), None)
+        success = next((a for a in mine if a.sent > after and a.ok), None)
         switch.first_success_after = success.at if success else None
 
 
@@ -132,7 +144,8 @@ def describe(switches: list[Switch]) -> list[str]:
         first = s.to_first_success
         lines.append(
             f"  {s.kind}: primary {s.primary_before} -> {s.primary_after or '?'} ({s.detail}); "
-            f"{s.failed_bets} bet answers failed, window {s.window:.2f}s, first 2xx bet after "
+            f"{s.failed_bets} bet answers failed over {s.span:.2f}s, window {s.window:.2f}s, "
+            "first 2xx bet after "
             f"{'never' if first is None else f'{first:.2f}s'}, formation whole after {settled}"
         )
     return lines
