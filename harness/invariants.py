@@ -8,7 +8,6 @@ and the clients' own ledger of API answers against both the API's wallets and th
 
 from __future__ import annotations
 
-import os
 import subprocess
 from collections import Counter
 from dataclasses import dataclass, field
@@ -16,8 +15,7 @@ from pathlib import Path
 
 from harness import pg
 from harness.load import ClientLedger, Player
-from harness.sealer import casino_command
-from harness.server import HARNESS_SIGNING_KEY
+from harness.sealer import casino_command, sealer_environment
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -34,12 +32,7 @@ class AuditResult:
 
 def run_audit(database_url: str, timeout: float = 300.0) -> AuditResult:
     """Seal what the run left unsealed (as the sealer would next), then ``casino audit``."""
-    env = dict(
-        os.environ,
-        DATABASE_URL=database_url,
-        CASINO_ENV="production",
-        CASINO_SIGNING_KEY=HARNESS_SIGNING_KEY,
-    )
+    env = sealer_environment(database_url)
     sealed = subprocess.run(
         [*casino_command(), "seal"],
         cwd=REPO_ROOT,

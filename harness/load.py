@@ -224,6 +224,8 @@ class LoadRun:
         )
         self.started = 0.0
         self.finished = 0.0
+        #: Set to end the run before its deadline (a fault schedule that is done early).
+        self.stop_requested = threading.Event()
 
     # --- sending ---
 
@@ -446,7 +448,11 @@ class LoadRun:
         base_url = cfg.base_urls[thread % len(cfg.base_urls)]
         pool = self._pool(thread)
         done = 0
-        while time.monotonic() < deadline and done < cfg.max_requests_per_thread:
+        while (
+            time.monotonic() < deadline
+            and done < cfg.max_requests_per_thread
+            and not self.stop_requested.is_set()
+        ):
             player = rng.choice(pool)
             roll = rng.random()
             try:

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import psycopg
 
@@ -32,8 +32,21 @@ def admin_url() -> str:
 
 
 def libpq_url(url: str) -> str:
-    """The same URL without SQLAlchemy's ``+driver`` suffix, for psycopg and the pg tools."""
-    return re.sub(r"^postgresql\+\w+://", "postgresql://", url)
+    """The same URL without SQLAlchemy's ``+driver`` suffix, for psycopg and the pg tools.
+
+    SQLAlchemy's multi-host form (``?host=a:p&host=b:q``) becomes libpq's
+    (``?host=a,b&port=p,q``): libpq would take ``a:p`` for a host name.
+    """
+    plain = re.sub(r"^postgresql\+\w+://", "postgresql://", url)
+    parts = urlsplit(plain)
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    hosts = [value for name, value in query if name == "host"]
+    if len(hosts) < 2:
+        return plain
+    names, ports = zip(*(h.rsplit(":", 1) if ":" in h else (h, "") for h in hosts), strict=True)
+    rest = [(name, value) for name, value in query if name != "host"]
+    rest += [("host", ",".join(names)), ("port", ",".join(ports))]
+    return urlunsplit(parts._replace(query=urlencode(rest, safe=",")))
 
 
 def with_database(url: str, name: str) -> str:
@@ -111,9 +124,11 @@ class PrivateCluster:
     everyone else using port 5432 at the same moment never see the restart.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, settings: dict[str, str] | None = None) -> None:
         from harness.server import free_port
 
+        #: Server settings written to postgresql.auto.conf before the first start.
+        self.settings = dict(settings or {})
         self.port = free_port()
         self.directory = Path(tempfile.mkdtemp(prefix="casino-pg-"))
         self.data = self.directory / "data"
@@ -167,11 +182,25 @@ class PrivateCluster:
             capture_output=True,
             timeout=120,
         )
+        if self.settings:
+            lines = "".join(f"{name} = {value}\n" for name, value in self.settings.items())
+            with (self.data / "postgresql.auto.conf").open("a") as conf:
+                conf.write(lines)
+        self.serve()
+
+    def serve(self) -> None:
+        """Start the server on ``self.data`` (made by ``start``, or put there by a restore)."""
         options = (
             f"-p {self.port} -c listen_addresses=127.0.0.1"
             f" -c unix_socket_directories={self.directory} -c fsync=off -c max_connections=200"
         )
         self._ctl("-o", options, "-w", "start")
+
+    def hand_over(self, path: Path) -> None:
+        """Give ``path`` (recursively) to the account the server runs as."""
+        if self._user:
+            for item in [path, *path.rglob("*")]:
+                shutil.chown(item, "postgres", "postgres")
 
     def restart(self, timeout: float = 60.0) -> float:
         """Fast restart (clients are disconnected); seconds until it answers again."""

@@ -21,6 +21,16 @@ def casino_command() -> list[str]:
     return [sys.executable, "-c", "from casino.cli import main; main()"]
 
 
+def sealer_environment(database_url: str) -> dict[str, str]:
+    return dict(
+        os.environ,
+        DATABASE_URL=database_url,
+        CASINO_ENV="production",
+        CASINO_SIGNING_KEY=HARNESS_SIGNING_KEY,
+        PYTHONUNBUFFERED="1",
+    )
+
+
 @dataclass
 class SealerProcess:
     database_url: str
@@ -32,13 +42,7 @@ class SealerProcess:
         handle, name = tempfile.mkstemp(prefix="casino-sealer-", suffix=".log")
         os.close(handle)
         self.log_path = Path(name)
-        env = dict(
-            os.environ,
-            DATABASE_URL=self.database_url,
-            CASINO_ENV="production",
-            CASINO_SIGNING_KEY=HARNESS_SIGNING_KEY,
-            PYTHONUNBUFFERED="1",
-        )
+        env = sealer_environment(self.database_url)
         with self.log_path.open("wb") as log:
             self.process = subprocess.Popen(
                 [*casino_command(), "seal", "--every", str(self.every)],
@@ -78,3 +82,17 @@ class SealerProcess:
     @property
     def alive(self) -> bool:
         return self.process is not None and self.process.poll() is None
+
+
+def seal_once(database_url: str, timeout: float = 120.0) -> str:
+    """``casino seal`` once, with the harness's key; its output."""
+    done = subprocess.run(
+        [*casino_command(), "seal"],
+        cwd=REPO_ROOT,
+        env=sealer_environment(database_url),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=True,
+    )
+    return done.stdout

@@ -21,6 +21,7 @@ from werkzeug.exceptions import HTTPException, default_exceptions
 
 from casino.engine import errors as engine_errors
 from casino.service import errors as service_errors
+from casino.store.read_only import refused_as_read_only
 
 log = logging.getLogger(__name__)
 
@@ -308,7 +309,11 @@ def handle_unexpected(error: Exception) -> Response:
 
 
 def _is_unavailable(error: sa_exc.DBAPIError) -> bool:
-    return bool(error.connection_invalidated) or isinstance(error, sa_exc.OperationalError)
+    return (
+        bool(error.connection_invalidated)
+        or isinstance(error, sa_exc.OperationalError)
+        or refused_as_read_only(error)  # a standby, or writes frozen: retry later
+    )
 
 
 def handle_dbapi_error(error: sa_exc.DBAPIError) -> Response:

@@ -26,7 +26,7 @@ def database_url(env: dict[str, str] | None = None) -> str:
             url = "postgresql+psycopg://" + url[len("postgres://") :]
         elif url.startswith("postgresql://"):
             url = "postgresql+psycopg://" + url[len("postgresql://") :]
-        return url
+        return _host_list_as_query(url)
     path = (Path.cwd() / DEFAULT_SQLITE_PATH).resolve()
     path.parent.mkdir(parents=True, exist_ok=True)
     return f"sqlite:///{path}"
@@ -37,3 +37,17 @@ def printable_url(url: str) -> str:
     from sqlalchemy.engine import make_url
 
     return make_url(url).render_as_string(hide_password=True)
+
+
+def _host_list_as_query(url: str) -> str:
+    """libpq's multi-host form (``…://user@db1:5432,db2:5432/casino?…``, as
+    ``pg_autoctl show uri`` prints a formation's) in SQLAlchemy's
+    (``…://user@/casino?host=db1:5432&host=db2:5432&…``); other URLs unchanged."""
+    scheme, separator, rest = url.partition("://")
+    authority, _, tail = rest.partition("/")
+    userinfo, at, hosts = authority.rpartition("@")
+    if not separator or "," not in hosts:
+        return url
+    path, _, query = tail.partition("?")
+    host_query = "&".join(f"host={host}" for host in hosts.split(","))
+    return f"{scheme}://{userinfo}{at}/{path}?{host_query}{'&' + query if query else ''}"
