@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any
 
@@ -31,11 +31,20 @@ from casino.ledger.chain import GENESIS_HASH, canonical_time
 
 SIGNATURE_CONTEXT = b"casino-checkpoint-v1:"
 
-__all__ = ["GENESIS_HASH", "Checkpoint", "SigningKey", "VerifyingKey", "checkpoint_hash"]
+__all__ = [
+    "GENESIS_HASH",
+    "Checkpoint",
+    "CheckpointBody",
+    "SigningKey",
+    "VerifyingKey",
+    "checkpoint_hash",
+]
 
 
 @dataclass(frozen=True)
-class Checkpoint:
+class CheckpointBody:
+    """What a checkpoint says, and what its hash covers."""
+
     seq: int
     commit_from: int
     commit_to: int
@@ -45,66 +54,42 @@ class Checkpoint:
     balances: Mapping[str, int]  # shared account key -> balance after this checkpoint
     created_at: datetime
     prev_hash: str
+
+    def digest(self) -> str:
+        """SHA-256 of the canonical JSON (sorted keys, no spaces, ASCII) of the fields."""
+        document = {name: getattr(self, name) for name in (f.name for f in fields(CheckpointBody))}
+        document["balances"] = {key: int(value) for key, value in sorted(self.balances.items())}
+        document["created_at"] = canonical_time(self.created_at)
+        text = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+        return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+    def body(self) -> CheckpointBody:
+        return CheckpointBody(**{f.name: getattr(self, f.name) for f in fields(CheckpointBody)})
+
+
+@dataclass(frozen=True)
+class Checkpoint(CheckpointBody):
+    """A sealed checkpoint: its body, the body's hash, and the signature of that hash."""
+
     hash: str
     key_id: str
     signature: str
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "seq": self.seq,
-            "commit_from": self.commit_from,
-            "commit_to": self.commit_to,
-            "tx_count": self.tx_count,
-            "total_count": self.total_count,
-            "root": self.root,
+            **{f.name: getattr(self, f.name) for f in fields(self)},
             "balances": dict(sorted(self.balances.items())),
             "created_at": canonical_time(self.created_at),
-            "prev_hash": self.prev_hash,
-            "hash": self.hash,
-            "key_id": self.key_id,
-            "signature": self.signature,
         }
 
 
-def checkpoint_hash(
-    *,
-    seq: int,
-    commit_from: int,
-    commit_to: int,
-    tx_count: int,
-    total_count: int,
-    root: str,
-    balances: Mapping[str, int],
-    created_at: datetime,
-    prev_hash: str,
-) -> str:
-    document = {
-        "seq": seq,
-        "commit_from": commit_from,
-        "commit_to": commit_to,
-        "tx_count": tx_count,
-        "total_count": total_count,
-        "root": root,
-        "balances": {key: int(value) for key, value in sorted(balances.items())},
-        "created_at": canonical_time(created_at),
-        "prev_hash": prev_hash,
-    }
-    text = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-    return hashlib.sha256(text.encode("ascii")).hexdigest()
+def checkpoint_hash(**body: Any) -> str:
+    """The hash of a checkpoint with these fields (those of ``CheckpointBody``)."""
+    return CheckpointBody(**body).digest()
 
 
-def recomputed_hash(checkpoint: Checkpoint) -> str:
-    return checkpoint_hash(
-        seq=checkpoint.seq,
-        commit_from=checkpoint.commit_from,
-        commit_to=checkpoint.commit_to,
-        tx_count=checkpoint.tx_count,
-        total_count=checkpoint.total_count,
-        root=checkpoint.root,
-        balances=checkpoint.balances,
-        created_at=checkpoint.created_at,
-        prev_hash=checkpoint.prev_hash,
-    )
+def recomputed_hash(checkpoint: CheckpointBody) -> str:
+    return checkpoint.body().digest()
 
 
 def key_id_of(public_raw: bytes) -> str:
@@ -195,40 +180,10 @@ class SigningKey:
         return cls(Ed25519PrivateKey.from_private_bytes(raw))
 
 
-def seal(
-    *,
-    seq: int,
-    commit_from: int,
-    commit_to: int,
-    tx_count: int,
-    total_count: int,
-    root: str,
-    balances: Mapping[str, int],
-    created_at: datetime,
-    prev_hash: str,
-    key: SigningKey,
-) -> Checkpoint:
-    digest = checkpoint_hash(
-        seq=seq,
-        commit_from=commit_from,
-        commit_to=commit_to,
-        tx_count=tx_count,
-        total_count=total_count,
-        root=root,
-        balances=balances,
-        created_at=created_at,
-        prev_hash=prev_hash,
-    )
+def seal(body: CheckpointBody, key: SigningKey) -> Checkpoint:
+    digest = body.digest()
     return Checkpoint(
-        seq=seq,
-        commit_from=commit_from,
-        commit_to=commit_to,
-        tx_count=tx_count,
-        total_count=total_count,
-        root=root,
-        balances=dict(balances),
-        created_at=created_at,
-        prev_hash=prev_hash,
+        **{f.name: getattr(body, f.name) for f in fields(CheckpointBody)},
         hash=digest,
         key_id=key.key_id,
         signature=key.sign(digest),

@@ -12,7 +12,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from casino.ledger.chain import GENESIS_HASH
-from casino.ledger.checkpoints import Checkpoint, SigningKey, VerifyingKey, roll_up, seal
+from casino.ledger.checkpoints import (
+    Checkpoint,
+    CheckpointBody,
+    SigningKey,
+    VerifyingKey,
+    roll_up,
+    seal,
+)
 from casino.ledger.merkle import inclusion_proof, merkle_root, transaction_leaf
 from casino.service.errors import NotFound
 from casino.store.types import utcnow
@@ -38,7 +45,7 @@ def seal_pending(uow: UnitOfWork, key: SigningKey, *, batch: int = BATCH) -> lis
         leaves = uow.checkpoints.leaves(start, end)
         if not leaves:
             return made  # nothing committed since the last checkpoint
-        checkpoint = seal(
+        body = CheckpointBody(
             seq=1 if last is None else last.seq + 1,
             commit_from=start,
             commit_to=end,
@@ -50,8 +57,8 @@ def seal_pending(uow: UnitOfWork, key: SigningKey, *, batch: int = BATCH) -> lis
             ),
             created_at=utcnow(),
             prev_hash=GENESIS_HASH if last is None else last.hash,
-            key=key,
         )
+        checkpoint = seal(body, key)
         if not uow.checkpoints.add(checkpoint):
             return made  # another sealer took this place
         made.append(checkpoint)

@@ -9,6 +9,7 @@ import pytest
 
 from casino.ledger.chain import GENESIS_HASH
 from casino.ledger.checkpoints import (
+    CheckpointBody,
     SigningKey,
     VerifyingKey,
     checkpoint_hash,
@@ -33,7 +34,7 @@ def make(**changes: object) -> object:
         "prev_hash": GENESIS_HASH,
     }
     fields.update(changes)
-    return seal(key=KEY, **fields)  # type: ignore[arg-type]
+    return seal(CheckpointBody(**fields), KEY)  # type: ignore[arg-type]
 
 
 def test_a_sealed_checkpoint_verifies_with_its_public_key_only() -> None:
