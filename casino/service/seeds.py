@@ -25,15 +25,26 @@ def seeds_view(seed: ServerSeed) -> SeedsView:
     )
 
 
+#: Attempts at locking the active seed while other rotations replace it under us.
+LOCK_ATTEMPTS = 5
+
+
 def active_seed(uow: UnitOfWork, player_id: str, *, for_update: bool = False) -> ServerSeed:
     player_exists(uow.session, player_id)
     query = select(ServerSeed).where(ServerSeed.player_id == player_id, ServerSeed.active)
-    if for_update:
-        query = query.with_for_update()
-    seed = uow.session.scalars(query).one_or_none()
-    if seed is None:  # every player gets a seed at creation; this is a broken invariant
-        raise RuntimeError(f"player {player_id} has no active server seed")
-    return seed
+    if not for_update:
+        seed = uow.session.scalars(query).one_or_none()
+        if seed is None:  # every player gets a seed at creation; this is a broken invariant
+            raise RuntimeError(f"player {player_id} has no active server seed")
+        return seed
+    for _ in range(LOCK_ATTEMPTS):
+        seed = uow.session.scalars(query.with_for_update()).one_or_none()
+        if seed is not None:
+            return seed
+        # PostgreSQL, read committed: we waited for the row lock of a seed that a concurrent
+        # rotation then retired, and the re-check dropped it. The new active seed committed
+        # with that rotation, so the next statement's snapshot sees it.
+    raise Conflict("the player's seeds are being rotated; retry", code="seed_rotation_in_progress")
 
 
 def get_seeds(uow: UnitOfWork, player_id: str) -> SeedsView:

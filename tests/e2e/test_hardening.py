@@ -1,0 +1,171 @@
+"""Issue 10, through HTTP (Flask's test client, SQLite and PostgreSQL): what a hostile review
+found in paths, headers, idempotency fingerprints and concurrent seed changes."""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from typing import Any
+
+import pytest
+from flask import Flask
+
+from .helpers import Api, Player, assert_problem, new_key
+
+# ---------------------------------------------------------------- 3: concurrent seed changes
+
+
+@pytest.mark.postgres
+def test_concurrent_rotations_and_client_seed_updates_never_fail_on_postgres(
+    postgres_app: Flask,
+) -> None:
+    """10 threads x 40 rotations (every other one a client-seed update) on one player: each
+    answers 200 or 409, never a 5xx, and the player still has exactly one active seed."""
+    api = Api(postgres_app.test_client())
+    player = api.create_player()
+    statuses: Counter[int] = Counter()
+    failures: list[Any] = []
+    lock = threading.Lock()
+    barrier = threading.Barrier(10)
+
+    def work(thread: int) -> None:
+        client = postgres_app.test_client()
+        barrier.wait(timeout=30)
+        for i in range(40):
+            if (thread + i) % 2:
+                response = client.post(
+                    f"/api/v1/players/{player.id}/seeds/rotate", headers=player.auth
+                )
+            else:
+                response = client.put(
+                    f"/api/v1/players/{player.id}/seeds/client",
+                    json={"client_seed": f"t{thread}-{i}"},
+                    headers=player.auth,
+                )
+            with lock:
+                statuses[response.status_code] += 1
+                if response.status_code not in (200, 409):
+                    failures.append((response.status_code, response.get_json()))
+                elif response.status_code == 409:
+                    assert response.get_json()["code"] == "seed_rotation_in_progress"
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(10)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=300)
+    assert not any(t.is_alive() for t in threads), "a request hung"
+    assert failures == [], (statuses, failures[:3])
+    assert sum(statuses.values()) == 400 and statuses[200] > 0, statuses
+    seeds = api.get(f"/api/v1/players/{player.id}/seeds", auth=player.auth)
+    assert seeds.status_code == 200, seeds.get_json()
+
+
+# ---------------------------------------------------------------- 4: control bytes in paths
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/api/v1/tables/classic%00",
+        "/api/v1/tables/%00",
+        "/api/v1/tables/clas%01sic",
+        "/api/v1/tables/classic%7F",
+    ],
+)
+def test_a_control_byte_in_a_path_segment_is_404(api: Api, path: str) -> None:
+    api.create_table("classic")
+    assert_problem(api.get(path, auth=api.operator_auth), 404, "not_found")
+    patched = api.patch(path, {"active": False}, auth=api.operator_auth)
+    assert_problem(patched, 404, "not_found")
+    assert api.get("/api/v1/tables/classic", auth=api.operator_auth).get_json()["active"]
+
+
+# ---------------------------------------------------------------- 6: response headers
+
+
+def _assert_safe_headers(response: Any) -> None:
+    headers = response.headers
+    assert headers["Cache-Control"] == "no-store", (response.status_code, dict(headers))
+    assert headers["X-Content-Type-Options"] == "nosniff"
+    assert headers["X-Frame-Options"] == "DENY"
+    assert "frame-ancestors 'none'" in headers["Content-Security-Policy"]
+    assert headers["Referrer-Policy"] == "no-referrer"
+
+
+def test_every_answer_carries_no_store_and_the_json_api_headers(api: Api) -> None:
+    api.create_table("classic")
+    created = api.post("/api/v1/players", {"external_ref": "headers"}, auth=api.operator_auth)
+    assert created.status_code == 201 and created.get_json()["token"]  # a token in the body
+    player = Player(created.get_json()["id"], created.get_json()["token"], "headers")
+    deposit = api.post(
+        f"/api/v1/players/{player.id}/deposits",
+        {"currency": "EUR", "amount": 5000},
+        auth=api.operator_auth,
+        key=new_key(),
+    )
+    answers = [
+        created,
+        deposit,
+        api.get(f"/api/v1/players/{player.id}/wallets", auth=player.auth),
+        api.bet(player),
+        api.get("/api/v1/tables", auth=player.auth),
+        api.get("/api/v1/health"),
+        api.get("/api/v1/ready"),
+        api.get("/api/v1/openapi.json"),
+        api.get("/api/v1/tables"),  # 401
+        api.get("/api/v1/nowhere"),  # 404 from routing
+        api.post("/api/v1/free-play/games", {"variant": "classic"}),
+    ]
+    for response in answers:
+        _assert_safe_headers(response)
+    # The docs page keeps its own policy (it runs Swagger UI's scripts) and the frame ban.
+    page = api.get("/api/v1/docs")
+    assert page.headers["X-Content-Type-Options"] == "nosniff"
+    assert "script-src 'self'" in page.headers["Content-Security-Policy"]
+    assert "frame-ancestors 'none'" in page.headers["Content-Security-Policy"]
+
+
+def test_hsts_only_over_https(api: Api) -> None:
+    assert "Strict-Transport-Security" not in api.get("/api/v1/health").headers
+    secure = api.client.get("/api/v1/health", base_url="https://localhost")
+    assert secure.headers["Strict-Transport-Security"].startswith("max-age=")
+
+
+# ---------------------------------------------------------------- 8: resolved fingerprints
+
+
+def test_a_retry_spelling_the_uuid_in_upper_case_is_the_same_request(api: Api) -> None:
+    player = api.create_player()
+    key = new_key()
+    body = {"currency": "EUR", "amount": 700, "reference": "case"}
+    first = api.post(f"/api/v1/players/{player.id}/deposits", body, api.operator_auth, key)
+    assert first.status_code == 201, first.get_json()
+    upper = player.id.upper()
+    retry = api.post(f"/api/v1/players/{upper}/deposits", body, api.operator_auth, key)
+    assert retry.status_code == 201, retry.get_json()
+    assert retry.headers["Idempotent-Replayed"] == "true"
+    assert retry.get_json() == first.get_json()
+    assert api.balance(player) == 700  # booked once
+    # Another resource under the same key is still another request.
+    other = api.create_player()
+    elsewhere = api.post(f"/api/v1/players/{other.id}/deposits", body, api.operator_auth, key)
+    assert_problem(elsewhere, 422, "idempotency_key_reused")
+
+
+def test_a_decision_retried_with_an_upper_case_round_id_replays(
+    api: Api, funded: Player, database_url: str
+) -> None:
+    from .helpers import is_tie, steer_next_deal
+
+    steer_next_deal(api, database_url, funded, is_tie)
+    bet = api.bet(funded)
+    assert bet.status_code == 201 and bet.get_json()["status"] == "awaiting_decision"
+    round_id = bet.get_json()["id"]
+    key = new_key()
+    decision = {"action": "surrender"}
+    first = api.post(f"/api/v1/rounds/{round_id}/decision", decision, funded.auth, key)
+    assert first.status_code == 200, first.get_json()
+    again = api.post(f"/api/v1/rounds/{round_id.upper()}/decision", decision, funded.auth, key)
+    assert again.status_code == 200, again.get_json()
+    assert again.headers["Idempotent-Replayed"] == "true"
