@@ -126,7 +126,23 @@ class ProductionConfig(BaseConfig):
                 "DATABASE_URL is required in production "
                 "(e.g. postgresql+psycopg://user:password@host:5432/casino)"
             )
+        _refuse_weak_operator_tokens(
+            settings.get("CASINO_OPERATOR_TOKENS", cls.CASINO_OPERATOR_TOKENS)
+        )
         return settings
+
+
+def _refuse_weak_operator_tokens(tokens: list[str]) -> None:
+    from config.token_policy import weakness
+
+    for position, token in enumerate(tokens, start=1):
+        reason = weakness(token)
+        if reason is not None:
+            # Which one and why, never the token itself (this ends up in logs).
+            raise ConfigError(
+                f"CASINO_OPERATOR_TOKENS: token {position} is guessable ({reason}); use e.g. "
+                '`python -c "import secrets; print(secrets.token_urlsafe(32))"`'
+            )
 
 
 CONFIGS: dict[str, type[BaseConfig]] = {

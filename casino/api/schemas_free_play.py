@@ -210,6 +210,12 @@ class ResultSchema(ma.Schema):
 
 class GameSchema(ma.Schema):
     id = ma.fields.String()
+    token = ma.fields.String(
+        metadata={
+            "description": "The game token, in the creation's answer only (shown once): "
+            "send it as Authorization: Bearer <token> to view or play this game"
+        }
+    )
     version = ma.fields.Integer(metadata={"description": "Changes with every stored change"})
     created_at = ma.fields.DateTime()
     updated_at = ma.fields.DateTime()

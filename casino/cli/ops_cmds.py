@@ -106,12 +106,26 @@ def seed_demo(url: str | None) -> None:
 @click.command("create-operator-token")
 @_db_option
 @click.option("--name", default="operator", show_default=True, help="A label for the token.")
-def create_operator_token(url: str | None, name: str) -> None:
+@click.option(
+    "--expires-in",
+    "expires_in",
+    default=None,
+    help="Refuse the token after this long, e.g. 90d, 12h (default: until revoked).",
+)
+def create_operator_token(url: str | None, name: str, expires_in: str | None) -> None:
     """Create an operator bearer token; it is printed once and stored only as a hash."""
     from casino.service.auth import create_operator_token as create
 
+    lifetime = None
+    if expires_in is not None:
+        try:
+            lifetime = parse_duration(expires_in)
+        except click.BadParameter as error:
+            raise click.BadParameter(error.message, param_hint="--expires-in") from None
+        if lifetime.total_seconds() <= 0:
+            raise click.BadParameter("the lifetime must be positive", param_hint="--expires-in")
     with _unit_of_work(url) as uow:
-        token = create(uow, name)
+        token = create(uow, name, lifetime)
         uow.commit()
     click.echo(token)
 
@@ -119,13 +133,15 @@ def create_operator_token(url: str | None, name: str) -> None:
 @click.command("list-operator-tokens")
 @_db_option
 def list_operator_tokens(url: str | None) -> None:
-    """List the operator tokens stored in the database: id, name, created (never the tokens)."""
+    """List the operator tokens stored in the database: id, name, created, expiry (never the
+    tokens themselves)."""
     from casino.service.auth import list_operator_tokens as listed
 
     with _unit_of_work(url) as uow:
         tokens = listed(uow)
     for token in tokens:
-        click.echo(f"{token.id}\t{token.name}\t{token.created_at.isoformat()}")
+        expires = token.expires_at.isoformat() if token.expires_at else "never"
+        click.echo(f"{token.id}\t{token.name}\t{token.created_at.isoformat()}\texpires {expires}")
 
 
 @click.command("revoke-operator-token")

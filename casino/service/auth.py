@@ -12,10 +12,10 @@ import hmac
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Literal
 
-from sqlalchemy import select
+from sqlalchemy import or_, select
 
 from casino.service import idempotency
 from casino.service.errors import Invalid, NotFound, Unauthenticated
@@ -86,7 +86,10 @@ def authenticate(
             return Principal("player", player_id, PLAYER_SUBJECT_PREFIX + player_id)
     else:
         operator_id = uow.session.execute(
-            select(OperatorToken.id).where(OperatorToken.token_hash == digest)
+            select(OperatorToken.id).where(
+                OperatorToken.token_hash == digest,
+                or_(OperatorToken.expires_at.is_(None), OperatorToken.expires_at > utcnow()),
+            )
         ).scalar_one_or_none()
         if operator_id is not None:
             return Principal("operator", None, f"operator:{operator_id}")
@@ -105,16 +108,17 @@ class OperatorTokenView:
     id: int
     name: str
     created_at: datetime
+    expires_at: datetime | None = None
 
 
 def list_operator_tokens(uow: UnitOfWork) -> list[OperatorTokenView]:
     """The operator tokens stored in the database (names and ids, never the tokens)."""
     rows = uow.session.execute(
-        select(OperatorToken.id, OperatorToken.name, OperatorToken.created_at).order_by(
-            OperatorToken.id
-        )
+        select(
+            OperatorToken.id, OperatorToken.name, OperatorToken.created_at, OperatorToken.expires_at
+        ).order_by(OperatorToken.id)
     )
-    return [OperatorTokenView(int(i), str(n), c) for i, n, c in rows]
+    return [OperatorTokenView(int(i), str(n), c, e) for i, n, c, e in rows]
 
 
 def revoke_operator_token(uow: UnitOfWork, token_id: int) -> OperatorTokenView:
@@ -129,12 +133,21 @@ def revoke_operator_token(uow: UnitOfWork, token_id: int) -> OperatorTokenView:
     return view
 
 
-def create_operator_token(uow: UnitOfWork, name: str) -> str:
-    """A new operator token, returned once; only its hash is stored."""
+def create_operator_token(uow: UnitOfWork, name: str, expires_in: timedelta | None = None) -> str:
+    """A new operator token, returned once; only its hash is stored. With ``expires_in`` it
+    is refused from then on (else it lasts until revoked)."""
     name = (name or "").strip()
     if not 1 <= len(name) <= 200:
         raise Invalid("a token name of 1 to 200 characters is required", code="invalid_name")
+    if expires_in is not None and expires_in <= timedelta(0):
+        raise Invalid("a token's lifetime must be positive", code="invalid_expiry")
     token = new_token(OPERATOR_PREFIX)
-    uow.session.add(OperatorToken(name=name, token_hash=hash_token(token), created_at=utcnow()))
+    now = utcnow()
+    expires_at = None if expires_in is None else now + expires_in
+    uow.session.add(
+        OperatorToken(
+            name=name, token_hash=hash_token(token), created_at=now, expires_at=expires_at
+        )
+    )
     uow.session.flush()
     return token

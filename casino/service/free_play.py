@@ -7,12 +7,18 @@ the row (``SELECT … FOR UPDATE`` on PostgreSQL; SQLite transactions take the w
 they begin), and the row's version counter refuses a write based on a stale read, so two
 moves on one game can never both apply to the same position. The caller commits.
 
-No money is involved and nothing here needs a player: the game id is the only handle.
+No money is involved and nothing here needs a player. A game belongs to whoever created it:
+creation hands out a game token (stored only as its SHA-256), and every later use case takes
+it; without the right one a game answers as if it did not exist (its hidden hands and its
+moves are its owner's alone).
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import logging
+import secrets
 import time
 import uuid
 from collections.abc import Mapping, Sequence
@@ -51,6 +57,7 @@ MAX_SIMULATION_GAMES = 10_000
 DEFAULT_SIMULATION_MAX_BATTLES = 5_000_000
 DEFAULT_SIMULATION_MAX_SECONDS = 10.0
 UNTIL = ("battle", "decision", "end")
+GAME_TOKEN_PREFIX = "gm_"
 
 # The engine's view status -> the API's (and the stored column's) spelling.
 _STATUS = {
@@ -93,12 +100,16 @@ def create_game(
 ) -> dict[str, Any]:
     """A new game, dealt and stored; nothing is played until a move or an autoplay.
 
+    The view carries ``token``, the game token every later request needs; it is shown
+    this once (only its hash is kept).
+
     Raises the engine's ``InvalidRules`` (unknown variant, option or seat list) or
     ``InvalidSeed``.
     """
     specs = [dict(s) for s in seats] if seats is not None else None
     game = new_game(variant, dict(options or {}), seed, specs)
     now = utcnow()
+    token = GAME_TOKEN_PREFIX + secrets.token_urlsafe(32)
     row = FreePlayGame(
         id=str(uuid.uuid4()),
         variant=variant,
@@ -106,17 +117,23 @@ def create_game(
         state=game.to_dict(),
         created_at=now,
         updated_at=now,
+        owner_hash=_token_hash(token),
     )
     uow.session.add(row)
     uow.session.flush()
-    return _view(row, game, None, None)
+    return {**_view(row, game, None, None), "token": token}
 
 
 def get_game(
-    uow: UnitOfWork, game_id: str, seat: int | None = None, log_tail: int | None = None
+    uow: UnitOfWork,
+    game_id: str,
+    seat: int | None = None,
+    log_tail: int | None = None,
+    *,
+    token: str | None,
 ) -> dict[str, Any]:
     """The game as ``seat`` may see it (default: its only human seat, else a spectator)."""
-    row = _require(uow, game_id, lock=False)
+    row = _require(uow, game_id, token, lock=False)
     return _view(row, _replay(row), seat, log_tail)
 
 
@@ -126,13 +143,15 @@ def make_move(
     move: Mapping[str, Any],
     seat: int | None = None,
     log_tail: int | None = None,
+    *,
+    token: str | None,
 ) -> dict[str, Any]:
     """A human seat's move; play goes on to the end of the battle or the next choice.
 
     ``seat`` may be left out when the game has exactly one human seat. An illegal move is a
     ``Conflict`` ``illegal_move`` whose ``legal`` member lists the moves that are.
     """
-    row = _require(uow, game_id, lock=True)
+    row = _require(uow, game_id, token, lock=True)
     game = _replay(row)
     if game.finished:
         raise Conflict("The game is over.", code="game_finished", legal=[])
@@ -157,12 +176,14 @@ def autoplay(
     until: str,
     seat: int | None = None,
     log_tail: int | None = None,
+    *,
+    token: str | None,
 ) -> dict[str, Any]:
     """Play on until one more ``battle`` is done, a human must choose (``decision``) or the
     game is over (``end``; pending human choices are then made by ``greedy`` and recorded)."""
     if until not in UNTIL:
         raise Invalid(f"until must be one of {', '.join(UNTIL)}", code="invalid_until")
-    row = _require(uow, game_id, lock=True)
+    row = _require(uow, game_id, token, lock=True)
     game = _replay(row)
     viewer = _viewer(game, seat)
     if not game.finished:
@@ -228,15 +249,26 @@ def simulate(
 # ---------------------------------------------------------------- helpers
 
 
-def _require(uow: UnitOfWork, game_id: str, *, lock: bool) -> FreePlayGame:
+def _require(uow: UnitOfWork, game_id: str, token: str | None, *, lock: bool) -> FreePlayGame:
+    """The game, for the bearer of its token; anyone else is told it does not exist."""
     statement = select(FreePlayGame).where(FreePlayGame.id == game_id)
     if lock:
         # Ignored on SQLite, whose transactions already hold the write lock (BEGIN IMMEDIATE).
         statement = statement.with_for_update()
     row = uow.session.scalars(statement).one_or_none()
-    if row is None:
+    if row is None or not _owns(row, token):
         raise NotFound("no such game", code="game_not_found")
     return row
+
+
+def _token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def _owns(row: FreePlayGame, token: str | None) -> bool:
+    if row.owner_hash is None or not token:
+        return False
+    return hmac.compare_digest(_token_hash(token), row.owner_hash)
 
 
 def _replay(row: FreePlayGame) -> WarGame:

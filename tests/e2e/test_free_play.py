@@ -22,6 +22,13 @@ from .helpers import Api, assert_problem, make_config
 
 BASE = "/api/v1/free-play"
 HUMAN_VS_GREEDY = [{"type": "human"}, {"type": "computer", "strategy": "greedy"}]
+#: game id -> the game token its creation returned
+TOKENS: dict[str, str] = {}
+
+
+def game_auth(game_id: str) -> dict[str, str]:
+    """The Authorization header of a game's owner (an unknown id gets a made-up token)."""
+    return {"Authorization": f"Bearer {TOKENS.get(game_id, 'gm_unknown')}"}
 
 
 def create(api: Api, **body: Any) -> dict[str, Any]:
@@ -29,18 +36,21 @@ def create(api: Api, **body: Any) -> dict[str, Any]:
     assert response.status_code == 201, response.get_json()
     game: dict[str, Any] = response.get_json()
     assert response.headers["Location"] == f"{BASE}/games/{game['id']}"
+    TOKENS[game["id"]] = game.pop("token")
     return game
 
 
 def autoplay(api: Api, game_id: str, until: str, **extra: Any) -> dict[str, Any]:
-    response = api.post(f"{BASE}/games/{game_id}/autoplay", {"until": until, **extra})
+    response = api.post(
+        f"{BASE}/games/{game_id}/autoplay", {"until": until, **extra}, auth=game_auth(game_id)
+    )
     assert response.status_code == 200, response.get_json()
     game: dict[str, Any] = response.get_json()
     return game
 
 
 def move(api: Api, game_id: str, body: dict[str, Any]) -> dict[str, Any]:
-    response = api.post(f"{BASE}/games/{game_id}/moves", body)
+    response = api.post(f"{BASE}/games/{game_id}/moves", body, auth=game_auth(game_id))
     assert response.status_code == 200, response.get_json()
     game: dict[str, Any] = response.get_json()
     return game
@@ -94,7 +104,7 @@ def test_a_new_game_is_dealt_and_nothing_played(api: Api) -> None:
         ("computer", "greedy"),
     ]
     assert [s["cards"] for s in game["seats"]] == [26, 26]
-    fetched = api.get(f"{BASE}/games/{game['id']}")
+    fetched = api.get(f"{BASE}/games/{game['id']}", auth=game_auth(game["id"]))
     assert fetched.status_code == 200
     assert fetched.get_json()["seed_hash"] == game["seed_hash"]
 
@@ -164,39 +174,75 @@ def test_bad_game_requests_are_refused(
 
 def test_unknown_games_and_seats(api: Api) -> None:
     missing = "00000000-0000-4000-8000-000000000000"
-    assert_problem(api.get(f"{BASE}/games/{missing}"), 404, "game_not_found")
+    assert_problem(
+        api.get(f"{BASE}/games/{missing}", auth=game_auth(missing)), 404, "game_not_found"
+    )
     assert_problem(api.get(f"{BASE}/games/not-a-uuid"), 404, "not_found")
     assert_problem(
-        api.post(f"{BASE}/games/{missing}/moves", {"action": "play"}), 404, "game_not_found"
+        api.post(f"{BASE}/games/{missing}/moves", {"action": "play"}, auth=game_auth(missing)),
+        404,
+        "game_not_found",
     )
     assert_problem(
-        api.post(f"{BASE}/games/{missing}/autoplay", {"until": "end"}), 404, "game_not_found"
+        api.post(f"{BASE}/games/{missing}/autoplay", {"until": "end"}, auth=game_auth(missing)),
+        404,
+        "game_not_found",
     )
     game = create(api, variant="classic")
-    assert_problem(api.get(f"{BASE}/games/{game['id']}?seat=2"), 422, "invalid_seat")
-    assert_problem(api.get(f"{BASE}/games/{game['id']}?seat=9"), 422, "validation_failed")
-    assert_problem(api.get(f"{BASE}/games/{game['id']}?colour=red"), 422, "validation_failed")
     assert_problem(
-        api.post(f"{BASE}/games/{game['id']}/autoplay", {"until": "forever"}),
-        422,
-        "validation_failed",
-    )
-    assert_problem(
-        api.post(f"{BASE}/games/{game['id']}/autoplay", {"until": "end", "speed": 2}),
-        422,
-        "validation_failed",
-    )
-    assert_problem(
-        api.post(f"{BASE}/games/{game['id']}/moves", {"action": "play", "seat": 3}),
+        api.get(f"{BASE}/games/{game['id']}?seat=2", auth=game_auth(game["id"])),
         422,
         "invalid_seat",
     )
     assert_problem(
-        api.post(f"{BASE}/games/{game['id']}/moves", {"action": "play", "why": 1}),
+        api.get(f"{BASE}/games/{game['id']}?seat=9", auth=game_auth(game["id"])),
         422,
         "validation_failed",
     )
-    assert_problem(api.post(f"{BASE}/games/{game['id']}/moves", {}), 422, "validation_failed")
+    assert_problem(
+        api.get(f"{BASE}/games/{game['id']}?colour=red", auth=game_auth(game["id"])),
+        422,
+        "validation_failed",
+    )
+    assert_problem(
+        api.post(
+            f"{BASE}/games/{game['id']}/autoplay", {"until": "forever"}, auth=game_auth(game["id"])
+        ),
+        422,
+        "validation_failed",
+    )
+    assert_problem(
+        api.post(
+            f"{BASE}/games/{game['id']}/autoplay",
+            {"until": "end", "speed": 2},
+            auth=game_auth(game["id"]),
+        ),
+        422,
+        "validation_failed",
+    )
+    assert_problem(
+        api.post(
+            f"{BASE}/games/{game['id']}/moves",
+            {"action": "play", "seat": 3},
+            auth=game_auth(game["id"]),
+        ),
+        422,
+        "invalid_seat",
+    )
+    assert_problem(
+        api.post(
+            f"{BASE}/games/{game['id']}/moves",
+            {"action": "play", "why": 1},
+            auth=game_auth(game["id"]),
+        ),
+        422,
+        "validation_failed",
+    )
+    assert_problem(
+        api.post(f"{BASE}/games/{game['id']}/moves", {}, auth=game_auth(game["id"])),
+        422,
+        "validation_failed",
+    )
 
 
 # ---------------------------------------------------------------- playing
@@ -219,14 +265,18 @@ def test_every_preset_plays_to_the_end_over_rest(api: Api, variant: str) -> None
     assert done["seed"] == f"rest-{variant}"
     assert done["pending"] == []
     assert done["log_size"] == len(done["log"]) >= 1
-    again = api.get(f"{BASE}/games/{game['id']}").get_json()
+    again = api.get(f"{BASE}/games/{game['id']}", auth=game_auth(game["id"])).get_json()
     assert again["result"] == done["result"] and again["version"] == done["version"]
-    tail = api.get(f"{BASE}/games/{game['id']}?log_tail=1").get_json()
+    tail = api.get(f"{BASE}/games/{game['id']}?log_tail=1", auth=game_auth(game["id"])).get_json()
     assert tail["log"] == done["log"][-1:] and tail["log_size"] == done["log_size"]
     # A finished game stays as it is.
     assert autoplay(api, game["id"], "end")["result"] == done["result"]
     assert_problem(
-        api.post(f"{BASE}/games/{game['id']}/moves", {"action": "play"}), 409, "game_finished"
+        api.post(
+            f"{BASE}/games/{game['id']}/moves", {"action": "play"}, auth=game_auth(game["id"])
+        ),
+        409,
+        "game_finished",
     )
 
 
@@ -323,7 +373,9 @@ def test_illegal_moves_are_409_with_the_legal_ones(api: Api) -> None:
     game = create(api, variant="hand-of-three", seed="illegal", seats=HUMAN_VS_GREEDY)
     gid = game["id"]
     nothing_yet = assert_problem(
-        api.post(f"{BASE}/games/{gid}/moves", {"action": "play", "card": "2C"}),
+        api.post(
+            f"{BASE}/games/{gid}/moves", {"action": "play", "card": "2C"}, auth=game_auth(gid)
+        ),
         409,
         "illegal_move",
     )
@@ -336,7 +388,11 @@ def test_illegal_moves_are_409_with_the_legal_ones(api: Api) -> None:
         if {"action": "play", "card": code} not in legal
     )
     body = assert_problem(
-        api.post(f"{BASE}/games/{gid}/moves", {"action": "play", "card": not_in_hand}),
+        api.post(
+            f"{BASE}/games/{gid}/moves",
+            {"action": "play", "card": not_in_hand},
+            auth=game_auth(gid),
+        ),
         409,
         "illegal_move",
     )
@@ -346,17 +402,21 @@ def test_illegal_moves_are_409_with_the_legal_ones(api: Api) -> None:
     assert "legal moves" in body["detail"]
     for wrong in ({"action": "steal"}, {"action": "play"}, {"action": "PLAY", "card": "ZZ"}):
         assert (
-            assert_problem(api.post(f"{BASE}/games/{gid}/moves", wrong), 409, "illegal_move")[
-                "legal"
-            ]
+            assert_problem(
+                api.post(f"{BASE}/games/{gid}/moves", wrong, auth=game_auth(gid)),
+                409,
+                "illegal_move",
+            )["legal"]
             == legal
         )
     # The computer's seat has nothing to decide.
     assert_problem(
-        api.post(f"{BASE}/games/{gid}/moves", {**legal[0], "seat": 1}), 409, "illegal_move"
+        api.post(f"{BASE}/games/{gid}/moves", {**legal[0], "seat": 1}, auth=game_auth(gid)),
+        409,
+        "illegal_move",
     )
     # Nothing changed; card codes are case-insensitive.
-    unchanged = api.get(f"{BASE}/games/{gid}").get_json()
+    unchanged = api.get(f"{BASE}/games/{gid}", auth=game_auth(gid)).get_json()
     assert unchanged["version"] == game["version"] and unchanged["pending"] == game["pending"]
     after = move(api, gid, {"action": "play", "card": legal[0]["card"].lower()})
     assert after["version"] == game["version"] + 1
@@ -365,12 +425,20 @@ def test_illegal_moves_are_409_with_the_legal_ones(api: Api) -> None:
 def test_a_game_without_choices_refuses_moves(api: Api) -> None:
     game = create(api, variant="classic")
     body = assert_problem(
-        api.post(f"{BASE}/games/{game['id']}/moves", {"action": "play"}), 409, "illegal_move"
+        api.post(
+            f"{BASE}/games/{game['id']}/moves", {"action": "play"}, auth=game_auth(game["id"])
+        ),
+        409,
+        "illegal_move",
     )
     assert body["legal"] == []
     computers = create(api, variant="classic", seats=[{"type": "computer"}] * 2)
     assert_problem(
-        api.post(f"{BASE}/games/{computers['id']}/moves", {"action": "play"}),
+        api.post(
+            f"{BASE}/games/{computers['id']}/moves",
+            {"action": "play"},
+            auth=game_auth(computers["id"]),
+        ),
         409,
         "illegal_move",
     )
@@ -390,11 +458,15 @@ def test_several_human_seats_say_who_moves(api: Api) -> None:
     mine = [p for p in game["pending"] if p["seat"] == 1]
     theirs = [p for p in game["pending"] if p["seat"] == 0]
     assert mine[0]["legal"] and "legal" not in theirs[0]  # only the viewer's own choice
-    assert_problem(api.post(f"{BASE}/games/{gid}/moves", mine[0]["legal"][0]), 422, "seat_required")
+    assert_problem(
+        api.post(f"{BASE}/games/{gid}/moves", mine[0]["legal"][0], auth=game_auth(gid)),
+        422,
+        "seat_required",
+    )
     after_one = move(api, gid, {**mine[0]["legal"][0], "seat": 1})
     assert after_one["battles"] == game["battles"]  # waits for seat 0's simultaneous choice
     assert [p["seat"] for p in after_one["pending"]] == [0]
-    seat0 = api.get(f"{BASE}/games/{gid}?seat=0").get_json()
+    seat0 = api.get(f"{BASE}/games/{gid}?seat=0", auth=game_auth(gid)).get_json()
     after_both = move(api, gid, {**seat0["pending"][0]["legal"][0], "seat": 0})
     assert after_both["battles"] == game["battles"] + 1
 
@@ -437,7 +509,7 @@ def test_face_down_cards_are_never_shown_before_the_end(api: Api, database_url: 
     else:
         raise AssertionError("no early war in 20 games")
     for viewer in ("", "?seat=0", "?seat=1"):
-        text = api.get(f"{BASE}/games/{gid}{viewer}").get_data(as_text=True)
+        text = api.get(f"{BASE}/games/{gid}{viewer}", auth=game_auth(gid)).get_data(as_text=True)
         assert not [c for c in hidden if f'"{c}"' in text], viewer
         assert '"moves"' not in text and seed not in text  # neither the record nor the seed
     done = autoplay(api, gid, "end")
@@ -461,7 +533,7 @@ def test_concurrent_moves_on_one_game_apply_once(app: Flask, api: Api, database_
     def send(index: int) -> None:
         client = app.test_client()
         barrier.wait(timeout=30)
-        response = client.post(f"{BASE}/games/{gid}/moves", json=choice)
+        response = client.post(f"{BASE}/games/{gid}/moves", json=choice, headers=game_auth(gid))
         results[index] = (response.status_code, (response.get_json() or {}).get("code"))
 
     threads = [threading.Thread(target=send, args=(i,)) for i in range(count)]
@@ -476,7 +548,7 @@ def test_concurrent_moves_on_one_game_apply_once(app: Flask, api: Api, database_
     assert {code for status, code in results if status == 409} == {"illegal_move"}
     record = stored_record(database_url, gid)
     assert [m["move"] for m in record["moves"]] == [choice]
-    final = api.get(f"{BASE}/games/{gid}").get_json()
+    final = api.get(f"{BASE}/games/{gid}", auth=game_auth(gid)).get_json()
     assert final["version"] == game["version"] + 1
     assert WarGame.from_dict(record).battles == final["battles"]
 
@@ -621,20 +693,60 @@ def test_settings_come_from_the_environment_and_are_checked_at_start(
 # ---------------------------------------------------------------- OpenAPI
 
 
-def test_free_play_is_documented_without_security(api: Api) -> None:
+def test_free_play_is_documented_with_game_tokens_only_on_games(api: Api) -> None:
     spec = api.get("/api/v1/openapi.json").get_json()
+    game_token = [{"gameToken": []}]
     expected = {
-        (f"{BASE}/variants", "get"): "200",
-        (f"{BASE}/games", "post"): "201",
-        (f"{BASE}/games/{{game_id}}", "get"): "200",
-        (f"{BASE}/games/{{game_id}}/moves", "post"): "200",
-        (f"{BASE}/games/{{game_id}}/autoplay", "post"): "200",
-        (f"{BASE}/simulations", "post"): "200",
+        (f"{BASE}/variants", "get"): ("200", None),
+        (f"{BASE}/games", "post"): ("201", None),
+        (f"{BASE}/games/{{game_id}}", "get"): ("200", game_token),
+        (f"{BASE}/games/{{game_id}}/moves", "post"): ("200", game_token),
+        (f"{BASE}/games/{{game_id}}/autoplay", "post"): ("200", game_token),
     }
-    for (path, method), success in expected.items():
+    for (path, method), (success, security) in expected.items():
         operation = spec["paths"][path][method]
-        assert "security" not in operation, path
+        assert operation.get("security") == security, path
         responses = operation["responses"]
         assert [code for code in responses if code.startswith("2")] == [success]
         assert "429" in responses
         assert "422" in responses or path.endswith("/variants")
+    scheme = spec["components"]["securitySchemes"]["gameToken"]
+    assert scheme["type"] == "http" and scheme["scheme"] == "bearer"
+
+
+# ---------------------------------------------------------------- owners (issue 10, point 11)
+
+
+def test_a_game_is_seen_and_played_only_with_its_token(api: Api) -> None:
+    response = api.post(
+        f"{BASE}/games", {"variant": "hand-of-three", "seats": HUMAN_VS_GREEDY, "seed": "own"}
+    )
+    assert response.status_code == 201, response.get_json()
+    game = response.get_json()
+    token = game["token"]
+    assert token.startswith("gm_") and len(token) > 40
+    owner = {"Authorization": f"Bearer {token}"}
+    other = api.post(f"{BASE}/games", {"variant": "classic"}).get_json()
+    strangers: list[dict[str, str]] = [
+        {},
+        {"Authorization": f"Bearer {other['token']}"},
+        {"Authorization": f"Bearer {token}x"},
+        {"Authorization": token},
+    ]
+    path = f"{BASE}/games/{game['id']}"
+    for auth in strangers:
+        for response in (
+            api.get(path, auth=auth),
+            api.get(f"{path}?seat=1", auth=auth),
+            api.post(f"{path}/autoplay", {"until": "decision"}, auth=auth),
+            api.post(f"{path}/moves", {"action": "play", "card": "2C"}, auth=auth),
+        ):
+            body = assert_problem(response, 404, "game_not_found")
+            assert "hand" not in json.dumps(body)
+    # Nobody else moved it; its owner sees its own hand and plays on.
+    view = api.get(path, auth=owner).get_json()
+    assert view["version"] == game["version"] and view["battles"] == 0
+    assert view["seats"][0]["hand"] is not None
+    played = api.post(f"{path}/autoplay", {"until": "decision"}, auth=owner)
+    assert played.status_code == 200 and played.get_json()["version"] == game["version"] + 1
+    assert "token" not in played.get_json()  # shown once, at creation

@@ -3,8 +3,12 @@ found in paths, headers, idempotency fingerprints and concurrent seed changes.""
 
 from __future__ import annotations
 
+import re
+import secrets
 import threading
 from collections import Counter
+from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -169,3 +173,143 @@ def test_a_decision_retried_with_an_upper_case_round_id_replays(
     again = api.post(f"/api/v1/rounds/{round_id.upper()}/decision", decision, funded.auth, key)
     assert again.status_code == 200, again.get_json()
     assert again.headers["Idempotent-Replayed"] == "true"
+
+
+# ---------------------------------------------------------------- 7 and 10: operator tokens
+
+
+def _cli(*args: str) -> str:
+    from click.testing import CliRunner
+
+    from casino.cli import main as cli
+
+    result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def _token_id(database_url: str, name: str) -> int:
+    listed = _cli("list-operator-tokens", "--database-url", database_url)
+    row = next(line for line in listed.splitlines() if f"\t{name}\t" in line)
+    return int(row.split("\t")[0])
+
+
+def test_a_new_operator_token_never_inherits_a_revoked_ones_requests(
+    api: Api, database_url: str
+) -> None:
+    """SQLite gave a new token the id of the revoked last one, and with it the revoked
+    token's idempotency records: its deposit was answered from them and never booked."""
+    player = api.create_player()
+    body = {"currency": "EUR", "amount": 1_000, "reference": "same body"}
+    key = new_key()
+    first = _cli("create-operator-token", "--name", "first", "--database-url", database_url)
+    auth = {"Authorization": f"Bearer {first.strip()}"}
+    deposit = api.post(f"/api/v1/players/{player.id}/deposits", body, auth, key)
+    assert deposit.status_code == 201, deposit.get_json()
+    first_id = _token_id(database_url, "first")
+    _cli("revoke-operator-token", str(first_id), "--database-url", database_url)
+    assert api.get("/api/v1/tables", auth=auth).status_code == 401
+
+    second = _cli("create-operator-token", "--name", "second", "--database-url", database_url)
+    assert _token_id(database_url, "second") > first_id
+    again = api.post(
+        f"/api/v1/players/{player.id}/deposits",
+        body,
+        {"Authorization": f"Bearer {second.strip()}"},
+        key,
+    )
+    assert again.status_code == 201, again.get_json()
+    assert "Idempotent-Replayed" not in again.headers
+    assert again.get_json()["id"] != deposit.get_json()["id"]
+    assert api.balance(player) == 2_000
+
+
+def test_cli_operator_tokens_can_expire(api: Api, database_url: str) -> None:
+    from sqlalchemy import create_engine, update
+
+    from casino.store.models import OperatorToken, utcnow
+
+    token = _cli(
+        "create-operator-token",
+        "--name",
+        "temp",
+        "--expires-in",
+        "1h",
+        "--database-url",
+        database_url,
+    ).strip()
+    auth = {"Authorization": f"Bearer {token}"}
+    assert api.get("/api/v1/tables", auth=auth).status_code == 200
+    listed = _cli("list-operator-tokens", "--database-url", database_url)
+    assert re.search(r"\ttemp\t\S+\texpires 20\d\d-", listed), listed
+    forever = _cli("create-operator-token", "--name", "forever", "--database-url", database_url)
+    assert "\tforever\t" in _cli("list-operator-tokens", "--database-url", database_url)
+    assert "expires never" in _cli("list-operator-tokens", "--database-url", database_url)
+
+    # An hour later (moved in the database, not waited for): refused like any bad token.
+    engine = create_engine(database_url)
+    try:
+        with engine.begin() as connection:
+            connection.execute(
+                update(OperatorToken)
+                .where(OperatorToken.name == "temp")
+                .values(expires_at=utcnow() - timedelta(seconds=1))
+            )
+    finally:
+        engine.dispose()
+    assert_problem(api.get("/api/v1/tables", auth=auth), 401, "unauthenticated")
+    other = {"Authorization": f"Bearer {forever.strip()}"}
+    assert api.get("/api/v1/tables", auth=other).status_code == 200
+
+
+@pytest.mark.parametrize("lifetime", ["0", "0s", "soon"])
+def test_an_expiry_must_be_a_positive_duration(database_url: str, lifetime: str) -> None:
+    from click.testing import CliRunner
+
+    from casino.cli import main as cli
+
+    result = CliRunner().invoke(
+        cli,
+        ["create-operator-token", "--expires-in", lifetime, "--database-url", database_url],
+    )
+    assert result.exit_code != 0 and "--expires-in" in result.output
+
+
+@pytest.mark.parametrize(
+    ("tokens", "reason"),
+    [
+        ("short-but-random-Xq9", "shorter than 32"),
+        ("x" * 40, "distinct characters"),
+        ("changeme-changeme-changeme-changeme-42", "placeholder word 'changeme'"),
+        ("prod-operator-token-of-the-casino-2026", "placeholder word 'token'"),
+        ("K7qLm2Vx9Rt4Wz0Pb8Nc6Hd3Jf1Gs5Ya-0123456789", "run '012345'"),
+        (f"{secrets.token_urlsafe(32)},weak", "token 2 is guessable"),
+    ],
+)
+def test_production_refuses_guessable_operator_tokens(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, tokens: str, reason: str
+) -> None:
+    import config
+    from casino import create_app
+
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'prod.db'}")
+    monkeypatch.setenv("CASINO_OPERATOR_TOKENS", tokens)
+    with pytest.raises(config.ConfigError, match="guessable") as refused:
+        create_app("production")
+    assert reason in str(refused.value)
+    for token in tokens.split(","):
+        assert token not in str(refused.value)  # never echoed
+
+
+def test_production_accepts_random_operator_tokens(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from casino import create_app
+    from casino.api.database import EXTENSION_KEY
+
+    good = [secrets.token_urlsafe(32), secrets.token_hex(32), "op_" + secrets.token_urlsafe(32)]
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'prod.db'}")
+    monkeypatch.setenv("CASINO_OPERATOR_TOKENS", ",".join(good))
+    app = create_app("production")
+    assert app.config["CASINO_OPERATOR_TOKENS"] == good
+    app.extensions[EXTENSION_KEY].engine.dispose()

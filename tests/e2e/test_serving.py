@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -17,6 +18,8 @@ import pytest
 from casino.store.migrate import upgrade
 
 REPO = Path(__file__).resolve().parents[2]
+# Production refuses guessable operator tokens (issue 10).
+OPERATOR_TOKEN = "op_" + secrets.token_urlsafe(32)
 
 
 def _free_port() -> int:
@@ -54,7 +57,7 @@ def server_env(tmp_path: Path) -> dict[str, str]:
     env.update(
         CASINO_ENV="production",
         DATABASE_URL=url,
-        CASINO_OPERATOR_TOKENS="served-operator-token",
+        CASINO_OPERATOR_TOKENS=OPERATOR_TOKEN,
         WEB_CONCURRENCY="1",
     )
     return env
@@ -95,7 +98,7 @@ def test_server_answers_over_http(server_env: dict[str, str], how: str) -> None:
         _wait_until_up(f"{base}/health", process)
         assert _get(f"{base}/ready")[0] == 200
         request = urllib.request.Request(
-            f"{base}/tables", headers={"Authorization": "Bearer served-operator-token"}
+            f"{base}/tables", headers={"Authorization": f"Bearer {OPERATOR_TOKEN}"}
         )
         with urllib.request.urlopen(request, timeout=5) as response:
             assert response.status == 200
@@ -109,4 +112,4 @@ def test_server_answers_over_http(server_env: dict[str, str], how: str) -> None:
             process.kill()
             output, _ = process.communicate()
     # The access log shows paths, never the bearer token.
-    assert b"served-operator-token" not in output
+    assert OPERATOR_TOKEN.encode() not in output

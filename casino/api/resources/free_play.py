@@ -1,7 +1,10 @@
 """Free-play War over REST: variants, games (view, moves, autoplay) and simulations.
 
-No money and no token; rate-limited per client address. Thin flask-smorest views over
-`casino.service.free_play`; errors are mapped in `casino.api.errors`.
+No money and no account; rate-limited per client address. A game belongs to whoever created
+it: the creation answers with a game token, sent back as ``Authorization: Bearer <token>``
+on every request about that game (without it, or with another game's, the game is a 404).
+Thin flask-smorest views over `casino.service.free_play`; errors are mapped in
+`casino.api.errors`.
 
 Settings (app config; module defaults below):
 
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -58,8 +62,24 @@ blp = ApiBlueprint(
     "free-play",
     __name__,
     url_prefix="/api/v1/free-play",
-    description="Free-play War and its variants: no money, no token, rate-limited per address",
+    description="Free-play War and its variants: no money, no account, rate-limited per "
+    "address; a game is seen and played only with the game token its creation returned",
 )
+
+#: OpenAPI security scheme of a game's own token (registered in ``casino.api.openapi``).
+GAME_TOKEN_SCHEME = "gameToken"
+_GAME_SECURITY: list[dict[str, list[str]]] = [{GAME_TOKEN_SCHEME: []}]
+_TOKEN = re.compile(r"[\x21-\x7e]{1,512}")
+
+
+def game_token() -> str | None:
+    """The bearer token of the request, if it has a well-formed one (checked by the service:
+    a missing or wrong token answers as an unknown game)."""
+    scheme, _, token = request.headers.get("Authorization", "").strip().partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not _TOKEN.fullmatch(token):
+        return None
+    return token
 
 
 # ---------------------------------------------------------------- settings
@@ -155,6 +175,9 @@ class Games(MethodView):
     def post(self, data: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
         """Deal a new game. Nothing is played yet: autoplay plays on, moves answer choices.
 
+        The answer's ``token`` (shown once) is the game's: send it as
+        ``Authorization: Bearer <token>`` to view or play the game.
+
         422 invalid_rules (option outside the preset's allowed values, impossible combination,
         wrong number of seats), invalid_seed.
         """
@@ -171,17 +194,21 @@ class Games(MethodView):
 class Game(MethodView):
     @blp.arguments(GameQuerySchema, location="query", unknown=RAISE)
     @blp.response(200, GameSchema)
-    @blp.doc(responses=error_responses(404, 409, 422, 429))
+    @blp.doc(responses=error_responses(404, 409, 422, 429), security=_GAME_SECURITY)
     def get(self, query: dict[str, Any], game_id: str) -> dict[str, Any]:
         """The game as a seat may see it: stocks as counts, face-down cards as counts, its
         own hand and pending choice with the legal moves, the log and the result. The seed is
         shown once the game is over.
 
-        422 invalid_seat for a seat the game does not have.
+        422 invalid_seat for a seat the game does not have; 404 game_not_found without the
+        game's token.
         """
+        token = game_token()
         return retry_on_disconnect(
             lambda: read(
-                lambda uow: service.get_game(uow, game_id, query.get("seat"), query.get("log_tail"))
+                lambda uow: service.get_game(
+                    uow, game_id, query.get("seat"), query.get("log_tail"), token=token
+                )
             )
         )
 
@@ -191,7 +218,7 @@ class Moves(MethodView):
     @blp.arguments(LogQuerySchema, location="query", unknown=RAISE)
     @blp.arguments(MoveSchema)
     @blp.response(200, GameSchema)
-    @blp.doc(responses=error_responses(404, 409, 422, 429))
+    @blp.doc(responses=error_responses(404, 409, 422, 429), security=_GAME_SECURITY)
     def post(self, query: dict[str, Any], data: dict[str, Any], game_id: str) -> dict[str, Any]:
         """A human seat's move, e.g. {"action": "play", "card": "QH"}; play goes on to the
         end of the battle or the next choice. Returns the mover's view.
@@ -201,7 +228,12 @@ class Moves(MethodView):
         422 seat_required (several human seats), 422 invalid_seat.
         """
         seat = data.pop("seat", None)
-        return write(lambda uow: service.make_move(uow, game_id, data, seat, query.get("log_tail")))
+        token = game_token()
+        return write(
+            lambda uow: service.make_move(
+                uow, game_id, data, seat, query.get("log_tail"), token=token
+            )
+        )
 
 
 @blp.route("/games/<uuid_str:game_id>/autoplay")
@@ -209,15 +241,16 @@ class Autoplay(MethodView):
     @blp.arguments(LogQuerySchema, location="query", unknown=RAISE)
     @blp.arguments(AutoplaySchema)
     @blp.response(200, GameSchema)
-    @blp.doc(responses=error_responses(404, 409, 422, 429))
+    @blp.doc(responses=error_responses(404, 409, 422, 429), security=_GAME_SECURITY)
     def post(self, query: dict[str, Any], data: dict[str, Any], game_id: str) -> dict[str, Any]:
         """Play on: until a human seat must choose ("decision", the default), to the end
         ("end": pending human choices are made by the greedy strategy and recorded) or for
         one battle ("battle"). A finished game is returned as it is.
         """
+        token = game_token()
         return write(
             lambda uow: service.autoplay(
-                uow, game_id, data["until"], data.get("seat"), query.get("log_tail")
+                uow, game_id, data["until"], data.get("seat"), query.get("log_tail"), token=token
             )
         )
 
