@@ -7,6 +7,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import timedelta
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
@@ -73,13 +74,30 @@ def db_upgrade(url: str | None, revision: str) -> None:
 
 @click.command("seed-demo")
 @_db_option
-def seed_demo(url: str | None) -> None:
-    """Create the demo tables, an operator token and a funded demo player; print them."""
+@click.option(
+    "--credentials-file",
+    "credentials_file",
+    default=None,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Where the demo tokens are kept between runs (default: instance/demo-credentials.json).",
+)
+def seed_demo(url: str | None, credentials_file: Path | None) -> None:
+    """Create the demo tables, an operator token and a funded demo player; print them.
+
+    Running it again keeps everything that works: the same tokens, so the printed examples
+    keep working (the tokens are kept in the credentials file, readable by its owner only).
+    """
+    from casino.cli import demo_credentials
+    from casino.service.demo import DemoTokens
     from casino.service.demo import seed_demo as run_seed
 
-    with _unit_of_work(url) as uow:
-        data = run_seed(uow)
+    target = _url(url)
+    path = credentials_file or demo_credentials.DEFAULT_PATH
+    with _unit_of_work(target) as uow:
+        data = run_seed(uow, demo_credentials.load(path, target))
         uow.commit()
+    issued = DemoTokens(data["operator_token"], data["player"]["token"])
+    demo_credentials.save(path, target, issued)
     player = data["player"]
     wallet = data["wallet"]
     click.echo(f"tables:          {', '.join(data['tables'])}")

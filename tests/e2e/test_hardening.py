@@ -3,6 +3,7 @@ found in paths, headers, idempotency fingerprints and concurrent seed changes.""
 
 from __future__ import annotations
 
+import json
 import re
 import secrets
 import threading
@@ -313,3 +314,79 @@ def test_production_accepts_random_operator_tokens(
     app = create_app("production")
     assert app.config["CASINO_OPERATOR_TOKENS"] == good
     app.extensions[EXTENSION_KEY].engine.dispose()
+
+
+# ---------------------------------------------------------------- 12: seed-demo twice
+
+_CURL = re.compile(
+    r"curl -s (?P<post>-X POST )?http://127\.0\.0\.1:8000(?P<path>/api/v1/\S+)"
+    r" -H 'Authorization: Bearer (?P<token>\S+)'(?P<rest>.*)"
+)
+
+
+def _replay_curl_examples(api: Api, output: str) -> list[int]:
+    """Send each curl example ``seed-demo`` printed, as printed, through the app."""
+    statuses = []
+    for match in _CURL.finditer(output):
+        auth = {"Authorization": f"Bearer {match['token']}"}
+        if match["post"]:
+            body = json.loads(re.search(r"-d '(.*)'", match["rest"])[1])  # type: ignore[index]
+            response = api.post(match["path"], body, auth=auth, key=new_key())
+        else:
+            response = api.get(match["path"], auth=auth)
+        statuses.append(response.status_code)
+    return statuses
+
+
+def _worked(statuses: list[int]) -> bool:
+    """Tables and wallets read; the bet placed (or refused as a tie awaits a decision:
+    the demo player's deals are random) - never refused for its token."""
+    return len(statuses) == 3 and statuses[0] == statuses[2] == 200 and statuses[1] in (201, 409)
+
+
+def _stored_demo_operator_tokens(database_url: str) -> int:
+    from sqlalchemy import create_engine, func, select
+
+    from casino.store.models import OperatorToken
+
+    engine = create_engine(database_url)
+    try:
+        with engine.connect() as connection:
+            return int(
+                connection.execute(
+                    select(func.count())
+                    .select_from(OperatorToken)
+                    .where(OperatorToken.name == "demo operator")
+                ).scalar_one()
+            )
+    finally:
+        engine.dispose()
+
+
+def test_seed_demo_twice_keeps_the_printed_examples_working(
+    api: Api, database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # as `make run` does it, from the checkout
+    credentials = tmp_path / "instance" / "demo-credentials.json"
+    seed = ("seed-demo", "--database-url", database_url)
+    first = _cli(*seed)
+    assert _worked(_replay_curl_examples(api, first))
+    second = _cli(*seed)
+    tokens = re.compile(r"(operator|player) token:\s+(\S+)")
+    assert tokens.findall(second) == tokens.findall(first)
+    # The first run's examples, sent after the second run, still work.
+    assert _worked(_replay_curl_examples(api, first))
+    assert _stored_demo_operator_tokens(database_url) == 1
+    assert oct(credentials.stat().st_mode & 0o777) == "0o600"
+
+    # Without the file the tokens cannot be shown again: new ones replace the old ones.
+    credentials.unlink()
+    third = _cli(*seed)
+    assert tokens.findall(third) != tokens.findall(first)
+    assert _worked(_replay_curl_examples(api, third))
+    assert _stored_demo_operator_tokens(database_url) == 1
+    old_operator = dict(tokens.findall(first))["operator"]
+    assert (
+        api.get("/api/v1/tables", auth={"Authorization": f"Bearer {old_operator}"}).status_code
+        == 401
+    )
