@@ -45,6 +45,8 @@ class BaseConfig:
     JSON_SORT_KEYS = False
     # Bodies are small JSON documents; anything larger is refused with 413 before parsing.
     MAX_CONTENT_LENGTH = 1 * MIB
+    # Seconds a client may take to send a request's body once its headers are in (408 after).
+    CLIENT_BODY_TIMEOUT = 10.0
 
     DATABASE_URL: str | None = None
     CASINO_OPERATOR_TOKENS: list[str] = []
@@ -80,6 +82,8 @@ class BaseConfig:
             settings["AUTH_FAILURE_LIMIT"] = environ["CASINO_AUTH_FAILURE_LIMIT"]
         if environ.get("CASINO_PROXY_FIX_X_FOR"):
             settings["PROXY_FIX_X_FOR"] = int(environ["CASINO_PROXY_FIX_X_FOR"])
+        if environ.get("CASINO_CLIENT_BODY_TIMEOUT"):
+            settings["CLIENT_BODY_TIMEOUT"] = float(environ["CASINO_CLIENT_BODY_TIMEOUT"])
         if environ.get("LOG_LEVEL"):
             settings["LOG_LEVEL"] = environ["LOG_LEVEL"].upper()
         return settings

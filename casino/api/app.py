@@ -17,6 +17,7 @@ from casino.api import converters, database, docs, errors, resources, security_h
 from casino.api.json_body import require_json_media_type
 from casino.api.logging_filters import install as install_log_filters
 from casino.api.openapi import CasinoApi, register_security
+from casino.api.slow_clients import BodyReadDeadline
 
 
 class UUIDStringConverter(BaseConverter):
@@ -53,6 +54,9 @@ def build(config: str | type | None = None) -> Flask:
     # Trailing-slash redirects would turn a POST into a confusing 308; be exact instead.
     app.url_map.strict_slashes = True
 
+    app.wsgi_app = BodyReadDeadline(  # type: ignore[method-assign]
+        app.wsgi_app, float(app.config.get("CLIENT_BODY_TIMEOUT") or 0)
+    )
     if app.config.get("PROXY_FIX_X_FOR"):
         app.wsgi_app = ProxyFix(  # type: ignore[method-assign]
             app.wsgi_app, x_for=int(app.config["PROXY_FIX_X_FOR"])

@@ -32,14 +32,16 @@ def serve(
     workers: int | None = None,
     config: str | type | None = None,
 ) -> None:
-    """Serve until interrupted. Workers default to WEB_CONCURRENCY, else 2."""
+    """Serve until interrupted, as the Procfile does (``casino.api.gunicorn_conf``). Workers
+    default to WEB_CONCURRENCY, else 2."""
+    from casino.api import gunicorn_conf
+
     count = workers or int(os.environ.get("WEB_CONCURRENCY", "2"))
     options = {
+        **gunicorn_conf.settings(),
         "bind": f"{host}:{port}",
         "workers": count,
         "accesslog": "-",
         "errorlog": "-",
-        # The app is built in each worker so no database connection crosses a fork.
-        "preload_app": False,
     }
     _Server(options, config).run()
