@@ -52,7 +52,8 @@ class BaseConfig:
     CASINO_OPERATOR_TOKENS: list[str] = []
 
     # Throttling of failed authentications (token guessing). Counter store, a ``limits``
-    # storage URI: memory:// per process, redis://... to share the count between workers.
+    # storage URI: memory:// per process, redis://... (or REDIS_URL) to share the count
+    # between workers and instances.
     RATELIMIT_ENABLED = True
     RATELIMIT_STORAGE_URI = "memory://"
     AUTH_FAILURE_LIMIT = "20 per minute"
@@ -78,6 +79,9 @@ class BaseConfig:
             settings["CASINO_OPERATOR_TOKENS"] = _split_tokens(environ["CASINO_OPERATOR_TOKENS"])
         if environ.get("RATELIMIT_STORAGE_URI"):
             settings["RATELIMIT_STORAGE_URI"] = environ["RATELIMIT_STORAGE_URI"]
+        elif environ.get("REDIS_URL"):
+            # The usual name of a platform's Redis: counters shared by every worker.
+            settings["RATELIMIT_STORAGE_URI"] = environ["REDIS_URL"]
         if environ.get("CASINO_AUTH_FAILURE_LIMIT"):
             settings["AUTH_FAILURE_LIMIT"] = environ["CASINO_AUTH_FAILURE_LIMIT"]
         if environ.get("CASINO_PROXY_FIX_X_FOR"):

@@ -392,9 +392,10 @@ def test_token_guessing_is_throttled(database_url: str) -> None:
     ]
     assert statuses[:5] == [401] * 5
     assert statuses[5:] == [429] * 3
+    assert int(client.get("/api/v1/tables").headers["Retry-After"]) > 0
+    # A valid token is served whatever others failed from the same address (issue 10).
     response = client.get("/api/v1/tables", headers={"Authorization": f"Bearer {OPERATOR_TOKEN}"})
-    assert_problem(response, 429, "rate_limited")
-    assert int(response.headers["Retry-After"]) > 0
+    assert response.status_code == 200
     # Health stays reachable for the load balancer.
     assert client.get("/api/v1/health").status_code == 200
     # Another client address is not affected.
