@@ -30,6 +30,25 @@ def _database_url(environ: Mapping[str, str]) -> str:
     return database_url(dict(environ))
 
 
+_DATABASE_TIMEOUTS = (
+    "DATABASE_LOCK_TIMEOUT",
+    "DATABASE_STATEMENT_TIMEOUT",
+    "DATABASE_CONNECT_TIMEOUT",
+    "DATABASE_CLIENT_TIMEOUT",
+    "DATABASE_IDLE_IN_TRANSACTION_TIMEOUT",
+)
+
+
+def _seconds(name: str, raw: str) -> float:
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ConfigError(f"{name} must be a number of seconds, not {raw!r}") from None
+    if not value > 0:
+        raise ConfigError(f"{name} must be positive, not {raw!r}")
+    return value
+
+
 class BaseConfig:
     ENV_NAME: ClassVar[str] = "base"
 
@@ -67,6 +86,15 @@ class BaseConfig:
     # Seconds suggested to clients in Retry-After when the database is unavailable.
     RETRY_AFTER_SECONDS = 1
 
+    # Bounds on every database wait, in seconds (casino.store.session.DatabaseTimeouts): past
+    # one a request answers 503 service_unavailable and its worker serves on. The client
+    # bound (network included) defaults to the statement bound + 2 s.
+    DATABASE_LOCK_TIMEOUT = 3.0
+    DATABASE_STATEMENT_TIMEOUT = 10.0
+    DATABASE_CONNECT_TIMEOUT = 3.0
+    DATABASE_CLIENT_TIMEOUT: float | None = None
+    DATABASE_IDLE_IN_TRANSACTION_TIMEOUT = 60.0
+
     LOG_LEVEL = "INFO"
 
     @classmethod
@@ -86,6 +114,10 @@ class BaseConfig:
             settings["AUTH_FAILURE_LIMIT"] = environ["CASINO_AUTH_FAILURE_LIMIT"]
         if environ.get("CASINO_PROXY_FIX_X_FOR"):
             settings["PROXY_FIX_X_FOR"] = int(environ["CASINO_PROXY_FIX_X_FOR"])
+        for name in _DATABASE_TIMEOUTS:
+            raw = environ.get(f"CASINO_{name}", "").strip()
+            if raw:
+                settings[name] = _seconds(f"CASINO_{name}", raw)
         if environ.get("CASINO_CLIENT_BODY_TIMEOUT"):
             settings["CLIENT_BODY_TIMEOUT"] = float(environ["CASINO_CLIENT_BODY_TIMEOUT"])
         if environ.get("LOG_LEVEL"):
@@ -107,6 +139,9 @@ class DevelopmentConfig(BaseConfig):
 class TestingConfig(BaseConfig):
     ENV_NAME = "testing"
     TESTING = True
+    # SQLite serialises writers on one lock: the concurrency tests queue many of them on a
+    # loaded machine. Tests of the bound set their own.
+    DATABASE_LOCK_TIMEOUT = 30.0
     # Tests that exercise throttling enable it explicitly.
     RATELIMIT_ENABLED = False
     CASINO_OPERATOR_TOKENS = ["test-operator-token"]

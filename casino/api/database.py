@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from flask import Flask, current_app, g
-from sqlalchemy import Engine, text
+from sqlalchemy import Engine
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
 from casino.service.uow import UnitOfWork
-from casino.store.session import make_engine, make_session_factory
+from casino.store import health
+from casino.store.session import DatabaseTimeouts, make_engine, make_session_factory
 
 EXTENSION_KEY = "casino.database"
 _REQUEST_UOW = "_casino_uow"
@@ -25,9 +26,11 @@ class Database:
     session_factory: sessionmaker[Session]
 
     def ping(self) -> None:
+        """The database can serve a bet now (``casino.store.health``), or this raises."""
+
         def once() -> None:
             with self.engine.connect() as connection:
-                connection.execute(text("SELECT 1"))
+                health.probe(connection)
 
         retry_on_disconnect(once, reset=lambda: None)
 
@@ -39,11 +42,23 @@ def init_app(app: Flask) -> Database:
 
         raise ConfigError("DATABASE_URL is not set for this configuration")
     # hide_parameters: SQL errors must not print bound values (token hashes, seeds).
-    engine = make_engine(url, hide_parameters=True)
+    engine = make_engine(url, timeouts=timeouts(app.config), hide_parameters=True)
     database = Database(engine=engine, session_factory=make_session_factory(engine))
     app.extensions[EXTENSION_KEY] = database
     app.teardown_request(close_request_uow)
     return database
+
+
+def timeouts(config: Any) -> DatabaseTimeouts:
+    """The configured bounds on database waits (``DATABASE_*_TIMEOUT``, seconds)."""
+    client = config.get("DATABASE_CLIENT_TIMEOUT")
+    return DatabaseTimeouts(
+        lock=float(config["DATABASE_LOCK_TIMEOUT"]),
+        statement=float(config["DATABASE_STATEMENT_TIMEOUT"]),
+        connect=float(config["DATABASE_CONNECT_TIMEOUT"]),
+        client=None if client in (None, "") else float(client),
+        idle_in_transaction=float(config["DATABASE_IDLE_IN_TRANSACTION_TIMEOUT"]),
+    )
 
 
 def database() -> Database:

@@ -3,11 +3,14 @@ found in paths, headers, idempotency fingerprints and concurrent seed changes.""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import secrets
 import threading
+import time
 from collections import Counter
+from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -390,3 +393,97 @@ def test_seed_demo_twice_keeps_the_printed_examples_working(
         api.get("/api/v1/tables", auth={"Authorization": f"Bearer {old_operator}"}).status_code
         == 401
     )
+
+
+# ---------------------------------------------------------------- 16: bounded database waits
+
+
+@contextlib.contextmanager
+def _write_lock_held(database_url: str, at_most: float = 15.0) -> Iterator[None]:
+    """Another session holds what every bet needs: SQLite's write lock, PostgreSQL's
+    ``accounts`` table in ACCESS EXCLUSIVE mode. Released after ``at_most`` seconds whatever
+    happens, so an unbounded wait shows up as a slow answer rather than a hung test."""
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(
+        database_url,
+        isolation_level="AUTOCOMMIT",
+        connect_args={"check_same_thread": False} if database_url.startswith("sqlite") else {},
+    )
+    released = threading.Lock()
+
+    def release(connection: Any) -> None:
+        with released:
+            if connection.in_transaction() or engine.dialect.name == "sqlite":
+                with contextlib.suppress(Exception):
+                    connection.exec_driver_sql("ROLLBACK")
+
+    try:
+        with engine.connect() as connection:
+            if engine.dialect.name == "sqlite":
+                connection.exec_driver_sql("BEGIN IMMEDIATE")
+            else:
+                connection.execute(text("BEGIN"))
+                connection.execute(text("LOCK TABLE accounts IN ACCESS EXCLUSIVE MODE"))
+            valve = threading.Timer(at_most, release, args=(connection,))
+            valve.start()
+            try:
+                yield
+            finally:
+                valve.cancel()
+                release(connection)
+    finally:
+        engine.dispose()
+
+
+def test_a_held_lock_costs_a_bet_the_lock_timeout_and_a_503(database_url: str) -> None:
+    from casino import create_app
+    from casino.api.database import EXTENSION_KEY
+
+    from .helpers import make_config
+
+    app = create_app(make_config(database_url, DATABASE_LOCK_TIMEOUT=1.0))
+    try:
+        api = Api(app.test_client())
+        api.create_table("classic")
+        player = api.create_player()
+        api.deposit(player, 100_000)
+        key = new_key()
+        body = {"table_id": "classic", "ante": 100}
+        with _write_lock_held(database_url):
+            started = time.monotonic()
+            refused = api.post("/api/v1/rounds", body, auth=player.auth, key=key)
+            assert time.monotonic() - started < 3.0
+            assert_problem(refused, 503, "service_unavailable")
+            assert int(refused.headers["Retry-After"]) >= 1
+            assert api.get("/api/v1/health").status_code == 200
+        played = api.post("/api/v1/rounds", body, auth=player.auth, key=key)
+        assert played.status_code == 201, played.get_json()
+        replayed = api.post("/api/v1/rounds", body, auth=player.auth, key=key)
+        assert replayed.headers["Idempotent-Replayed"] == "true"
+        rounds = api.get("/api/v1/rounds", auth=player.auth).get_json()
+        assert [r["id"] for r in rounds["items"]] == [played.get_json()["id"]]
+    finally:
+        app.extensions[EXTENSION_KEY].engine.dispose()
+
+
+def test_ready_waits_on_the_tables_a_bet_needs_not_just_select_1(postgres_app: Flask) -> None:
+    """A table locked for a migration: SELECT 1 still answers, bets do not, so neither does
+    readiness (within the lock timeout)."""
+    from casino import create_app
+    from casino.api.database import EXTENSION_KEY
+
+    from .helpers import make_config
+
+    url = postgres_app.config["DATABASE_URL"]
+    app = create_app(make_config(url, DATABASE_LOCK_TIMEOUT=1.0))
+    try:
+        client = app.test_client()
+        assert client.get("/api/v1/ready").status_code == 200
+        with _write_lock_held(url):
+            started = time.monotonic()
+            assert_problem(client.get("/api/v1/ready"), 503, "service_unavailable")
+            assert time.monotonic() - started < 3.0
+        assert client.get("/api/v1/ready").status_code == 200
+    finally:
+        app.extensions[EXTENSION_KEY].engine.dispose()
