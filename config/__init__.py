@@ -142,6 +142,8 @@ class TestingConfig(BaseConfig):
     # SQLite serialises writers on one lock: the concurrency tests queue many of them on a
     # loaded machine. Tests of the bound set their own.
     DATABASE_LOCK_TIMEOUT = 30.0
+    # Tests read simulation results in the request's answer; the job path has its own.
+    FREE_PLAY_SIMULATION_WAIT_SECONDS = 120.0
     # Tests that exercise throttling enable it explicitly.
     RATELIMIT_ENABLED = False
     CASINO_OPERATOR_TOKENS = ["test-operator-token"]

@@ -52,6 +52,15 @@ if _control_socket:
 else:
     control_socket_disable = True
 
+
+def post_worker_init(worker: Any) -> None:
+    """A worker is up: start its free-play simulation pool before any request needs it."""
+    extensions = getattr(getattr(worker, "wsgi", None), "extensions", None)
+    pool = extensions.get("casino.simulation_pool") if isinstance(extensions, dict) else None
+    if pool is not None:
+        pool.warm_up()
+
+
 _NAMES = (
     "worker_class",
     "threads",
@@ -64,6 +73,7 @@ _NAMES = (
     "preload_app",
     "control_socket",
     "control_socket_disable",
+    "post_worker_init",
 )
 
 

@@ -262,6 +262,9 @@ class SimulationLimitsSchema(ma.Schema):
 
 
 class SimulationSchema(ma.Schema):
+    id = ma.fields.String(
+        metadata={"description": "The simulation job (GET /free-play/simulations/{id})"}
+    )
     variant = ma.fields.String()
     options = ma.fields.Dict()
     rules = ma.fields.Dict()
@@ -283,3 +286,30 @@ class SimulationSchema(ma.Schema):
     unfinished = ma.fields.Integer(metadata={"description": "Cycles plus battle-cap stops"})
     endings = ma.fields.Dict(keys=ma.fields.String(), values=ma.fields.Integer())
     battle_cap = ma.fields.Integer()
+
+
+SIMULATION_STATUSES = ("running", "done", "failed")
+
+
+class SimulationJobSchema(ma.Schema):
+    """A simulation too long to wait for: poll it until its status is done (or failed)."""
+
+    id = ma.fields.String()
+    status = ma.fields.String(
+        metadata={
+            "description": "running | done | failed (failed: its worker stopped, or the "
+            "simulation could not run; start it again)",
+            "enum": list(SIMULATION_STATUSES),
+        }
+    )
+    created_at = ma.fields.DateTime()
+    finished_at = ma.fields.DateTime(allow_none=True)
+    variant = ma.fields.String()
+    options = ma.fields.Dict()
+    games = ma.fields.Integer(metadata={"description": "Games requested"})
+    seed = ma.fields.String()
+    limits = ma.fields.Nested(SimulationLimitsSchema)
+    result = ma.fields.Nested(
+        SimulationSchema, allow_none=True, metadata={"description": "Once done: the summary"}
+    )
+    error = ma.fields.String(allow_none=True)

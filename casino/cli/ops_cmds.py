@@ -236,13 +236,16 @@ def purge_idempotency(url: str | None, older_than: str) -> None:
 @_db_option
 @click.option("--older-than", "older_than", default="30d", show_default=True)
 def purge_free_play(url: str | None, older_than: str) -> None:
-    """Delete free-play games not played for the given age."""
-    from casino.service.free_play import purge_games
+    """Delete free-play games not played, and simulation jobs started, for the given age."""
+    from casino.service.free_play import purge_games, purge_simulations
 
+    age = parse_duration(older_than)
     with _unit_of_work(url) as uow:
-        removed = purge_games(uow, parse_duration(older_than))
+        removed = purge_games(uow, age)
+        jobs = purge_simulations(uow, age)
         uow.commit()
     click.echo(f"{removed} free-play game(s) removed")
+    click.echo(f"{jobs} simulation job(s) removed")
 
 
 @click.command("serve")

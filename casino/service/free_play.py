@@ -19,7 +19,6 @@ import hashlib
 import hmac
 import logging
 import secrets
-import time
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -38,9 +37,10 @@ from casino.engine.war import (
     new_game,
     variant_catalogue,
 )
-from casino.engine.war.simulation import outcomes, summarise
+from casino.engine.war.simulation import simulate_bounded
 from casino.service.errors import Conflict, Invalid, NotFound
 from casino.service.uow import UnitOfWork
+from casino.store import simulation_jobs
 from casino.store.free_play_models import (
     AWAITING_DECISION,
     FINISHED,
@@ -209,41 +209,20 @@ def simulate(
     false and ``stopped_by`` (``battle_budget`` or ``time_limit``) when it stopped early.
     """
     bounds = limits or SimulationLimits()
+    check_simulation(variant, options, games)
+    return simulate_bounded(variant, options, games, seed, bounds.max_battles, bounds.max_seconds)
+
+
+def check_simulation(variant: str, options: Mapping[str, Any] | None, games: int) -> None:
+    """Refuse a simulation request before any work: ``Invalid`` for the game count, the
+    engine's ``InvalidRules`` for the variant and options."""
     if isinstance(games, bool) or not isinstance(games, int):
         raise Invalid("games must be an integer", code="invalid_games")
     if not 1 <= games <= MAX_SIMULATION_GAMES:
         raise Invalid(
             f"a simulation plays 1 to {MAX_SIMULATION_GAMES:,} games", code="invalid_games"
         )
-    rules = build_rules(variant, options)
-    deadline = time.monotonic() + bounds.max_seconds
-    results = []
-    battles = 0
-    stopped_by: str | None = None
-    for outcome in outcomes(rules, games, seed):
-        results.append(outcome)
-        battles += outcome.battles
-        if len(results) == games:
-            break
-        if battles >= bounds.max_battles:
-            stopped_by = "battle_budget"
-            break
-        if time.monotonic() >= deadline:
-            stopped_by = "time_limit"
-            break
-    summary = summarise(rules, results)
-    return {
-        "variant": variant,
-        "options": dict(options or {}),
-        "rules": rules.to_dict(),
-        "seed": seed,
-        "strategies": ["greedy"] * rules.seats,
-        "games_requested": games,
-        "complete": stopped_by is None,
-        "stopped_by": stopped_by,
-        "limits": {"max_battles": bounds.max_battles, "max_seconds": bounds.max_seconds},
-        **summary,
-    }
+    build_rules(variant, options)
 
 
 # ---------------------------------------------------------------- helpers
@@ -365,3 +344,10 @@ def purge_games(uow: UnitOfWork, older_than: timedelta) -> int:
     cutoff = utcnow() - older_than
     result = uow.session.execute(delete(FreePlayGame).where(FreePlayGame.updated_at < cutoff))
     return int(result.rowcount or 0)  # type: ignore[attr-defined]
+
+
+def purge_simulations(uow: UnitOfWork, older_than: timedelta) -> int:
+    """Delete simulation jobs started more than ``older_than`` ago."""
+    if older_than <= timedelta(0):
+        raise Invalid("the age must be positive", code="invalid_age")
+    return simulation_jobs.purge(uow.session, utcnow() - older_than)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from typing import Any
 
 import pytest
@@ -570,7 +571,9 @@ def test_simulation_summarises_seeded_games(api: Api) -> None:
     assert result["wars_per_game"] > 0
     assert sum(result["wins"]) + result["draws"] == 400
     assert result["cycles"] == 0 and result["unfinished"] == 0
-    assert api.post(f"{BASE}/simulations", body).get_json() == result  # reproducible
+    again = api.post(f"{BASE}/simulations", body).get_json()
+    assert again.pop("id") != result.pop("id")  # two jobs...
+    assert again == result  # ... with one result: reproducible
     one_down = api.post(
         f"{BASE}/simulations", {**body, "options": {"war_down": 1, "return_order": "fixed"}}
     ).get_json()
@@ -620,6 +623,7 @@ def test_a_simulation_stops_at_its_work_bounds(database_url: str) -> None:
         played = by_battles["games"]
         assert by_battles["battles"]["mean"] * played >= 2_000  # it stopped at the budget
         again = budget.test_client().post(f"{BASE}/simulations", json=body).get_json()
+        assert again.pop("id") != by_battles.pop("id")
         assert again == by_battles  # the battle budget is deterministic
         by_time = clock.test_client().post(f"{BASE}/simulations", json=body).get_json()
         assert by_time["stopped_by"] == "time_limit" and by_time["games"] == 1
@@ -750,3 +754,149 @@ def test_a_game_is_seen_and_played_only_with_its_token(api: Api) -> None:
     played = api.post(f"{path}/autoplay", {"until": "decision"}, auth=owner)
     assert played.status_code == 200 and played.get_json()["version"] == game["version"] + 1
     assert "token" not in played.get_json()  # shown once, at creation
+
+
+# ---------------------------------------------------------------- simulation jobs (issue 10, 1)
+
+LONG = {"variant": "multiplayer", "options": {"seats": 4}, "games": 10_000, "seed": "long"}
+
+
+def _jobs_app(database_url: str, **settings: Any) -> Flask:
+    return _app(
+        database_url,
+        FREE_PLAY_SIMULATION_WAIT_SECONDS=0,
+        FREE_PLAY_SIMULATION_MAX_SECONDS=2,
+        **settings,
+    )
+
+
+def _close(app: Flask) -> None:
+    from casino.api.resources.free_play import POOL_KEY
+
+    app.extensions[POOL_KEY].shutdown()
+    app.extensions[EXTENSION_KEY].engine.dispose()
+
+
+def _poll(client: Any, location: str, timeout: float = 60) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        response = client.get(location)
+        assert response.status_code == 200, response.get_json()
+        job: dict[str, Any] = response.get_json()
+        if job["status"] != "running":
+            return job
+        time.sleep(0.1)
+    raise AssertionError(f"{location} still running after {timeout} s")
+
+
+def test_a_simulation_not_done_within_the_wait_is_a_job_to_poll(
+    database_url: str, api: Api
+) -> None:
+    body = {"variant": "classic", "games": 300, "seed": "job"}
+    app = _jobs_app(database_url)
+    try:
+        client = app.test_client()
+        started = client.post(f"{BASE}/simulations", json=body)
+        assert started.status_code == 202, started.get_json()
+        job = started.get_json()
+        assert job["status"] == "running" and job["result"] is None
+        assert job["games"] == 300 and job["variant"] == "classic"
+        location = started.headers["Location"]
+        assert location == f"{BASE}/simulations/{job['id']}"
+        done = _poll(client, location)
+        assert done["status"] == "done" and done["error"] is None
+        assert done["finished_at"] is not None
+        # The same summary a request that waits gets.
+        waited = api.post(f"{BASE}/simulations", body).get_json()
+        waited.pop("id")
+        assert done["result"]["limits"]["max_seconds"] == 2  # this app's bound
+        assert {**done["result"], "limits": waited["limits"]} == waited
+        # Another worker (here another app on the same database) serves the job too.
+        assert api.get(location).get_json()["result"] == done["result"]
+        missing = f"{BASE}/simulations/00000000-0000-4000-8000-000000000000"
+        assert_problem(client.get(missing), 404, "simulation_not_found")
+    finally:
+        _close(app)
+
+
+def test_simulations_take_slots_per_address_and_in_total(database_url: str) -> None:
+    app = _jobs_app(database_url, FREE_PLAY_SIMULATION_SLOTS=2)
+    try:
+        client = app.test_client()
+        first = client.post(
+            f"{BASE}/simulations", json=LONG, environ_base={"REMOTE_ADDR": "10.0.0.1"}
+        )
+        assert first.status_code == 202, first.get_json()
+        # The same address waits for its own simulation.
+        again = client.post(
+            f"{BASE}/simulations", json=LONG, environ_base={"REMOTE_ADDR": "10.0.0.1"}
+        )
+        assert_problem(again, 429, "rate_limited")
+        assert int(again.headers["Retry-After"]) >= 1
+        second = client.post(
+            f"{BASE}/simulations", json=LONG, environ_base={"REMOTE_ADDR": "10.0.0.2"}
+        )
+        assert second.status_code == 202, second.get_json()
+        # Both slots of the deployment are taken: anyone else is told to come back.
+        third = client.post(
+            f"{BASE}/simulations", json=LONG, environ_base={"REMOTE_ADDR": "10.0.0.3"}
+        )
+        assert_problem(third, 503, "simulations_busy")
+        assert int(third.headers["Retry-After"]) >= 1
+        for started in (first, second):
+            done = _poll(client, started.headers["Location"])
+            assert done["status"] == "done", done
+            result = done["result"]
+            assert result["complete"] is False and result["stopped_by"] == "time_limit"
+            assert 1 <= result["games"] < 10_000
+        # Slots free again.
+        later = client.post(
+            f"{BASE}/simulations", json=LONG, environ_base={"REMOTE_ADDR": "10.0.0.3"}
+        )
+        assert later.status_code == 202, later.get_json()
+        _poll(client, later.headers["Location"])
+    finally:
+        _close(app)
+
+
+def test_an_abandoned_job_holds_no_slot_and_reads_as_failed(database_url: str) -> None:
+    from datetime import timedelta
+
+    from casino.store.free_play_models import FreePlaySimulation
+    from casino.store.models import utcnow
+
+    app = _jobs_app(database_url, FREE_PLAY_SIMULATION_SLOTS=1)
+    engine = create_engine(database_url)
+    try:
+        with Session(engine) as session:  # its worker died an hour ago, mid-simulation
+            session.add(
+                FreePlaySimulation(
+                    id="11111111-1111-4111-8111-111111111111",
+                    status="running",
+                    client_hash="0" * 64,
+                    request={"variant": "classic", "options": {}, "games": 1, "seed": "x"},
+                    created_at=utcnow() - timedelta(hours=1),
+                )
+            )
+            session.commit()
+        client = app.test_client()
+        stale = client.get(f"{BASE}/simulations/11111111-1111-4111-8111-111111111111").get_json()
+        assert stale["status"] == "failed" and "abandoned" in stale["error"]
+        started = client.post(f"{BASE}/simulations", json=LONG)
+        assert started.status_code == 202, started.get_json()
+        _poll(client, started.headers["Location"])
+    finally:
+        engine.dispose()
+        _close(app)
+
+
+def test_simulations_are_documented_as_jobs(api: Api) -> None:
+    spec = api.get("/api/v1/openapi.json").get_json()
+    post = spec["paths"][f"{BASE}/simulations"]["post"]
+    assert sorted(c for c in post["responses"] if c.startswith("2")) == ["200", "202"]
+    assert {"429", "503", "422"} <= set(post["responses"])
+    job = spec["paths"][f"{BASE}/simulations/{{simulation_id}}"]["get"]
+    assert "200" in job["responses"] and "404" in job["responses"]
+    assert "security" not in post and "security" not in job
+    schemas = spec["components"]["schemas"]
+    assert {"result", "status", "error"} <= set(schemas["SimulationJob"]["properties"])

