@@ -51,13 +51,16 @@ def init_app(app: Flask) -> Database:
 
 def timeouts(config: Any) -> DatabaseTimeouts:
     """The configured bounds on database waits (``DATABASE_*_TIMEOUT``, seconds)."""
+    default = DatabaseTimeouts()
     client = config.get("DATABASE_CLIENT_TIMEOUT")
     return DatabaseTimeouts(
-        lock=float(config["DATABASE_LOCK_TIMEOUT"]),
-        statement=float(config["DATABASE_STATEMENT_TIMEOUT"]),
-        connect=float(config["DATABASE_CONNECT_TIMEOUT"]),
+        lock=float(config.get("DATABASE_LOCK_TIMEOUT", default.lock)),
+        statement=float(config.get("DATABASE_STATEMENT_TIMEOUT", default.statement)),
+        connect=float(config.get("DATABASE_CONNECT_TIMEOUT", default.connect)),
         client=None if client in (None, "") else float(client),
-        idle_in_transaction=float(config["DATABASE_IDLE_IN_TRANSACTION_TIMEOUT"]),
+        idle_in_transaction=float(
+            config.get("DATABASE_IDLE_IN_TRANSACTION_TIMEOUT", default.idle_in_transaction)
+        ),
     )
 
 
