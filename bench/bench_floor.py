@@ -13,6 +13,7 @@ bet's CPU the HTTP stack alone takes. Informational: it has no target of its own
 from __future__ import annotations
 
 import os
+import secrets
 import sys
 import threading
 import time
@@ -79,7 +80,7 @@ def main() -> bool:
         pg.migrate(db.url)
         bare = GunicornInstance(db.url, [], workers=4, app="bench.floor_app:app")
         bare.ready_path = "/ready"
-        ours = GunicornInstance(db.url, ["op-floor-bench-token-0123456789"], workers=4)
+        ours = GunicornInstance(db.url, ["op-" + secrets.token_urlsafe(24)], workers=4)
         floors = [
             _measure("bare Flask POST", bare, "POST", "/bet"),
             _measure("casino GET /health", ours, "GET", "/api/v1/health"),

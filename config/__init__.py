@@ -64,6 +64,25 @@ def _development_key() -> str:
     return path.read_text().strip()
 
 
+_DATABASE_TIMEOUTS = (
+    "DATABASE_LOCK_TIMEOUT",
+    "DATABASE_STATEMENT_TIMEOUT",
+    "DATABASE_CONNECT_TIMEOUT",
+    "DATABASE_CLIENT_TIMEOUT",
+    "DATABASE_IDLE_IN_TRANSACTION_TIMEOUT",
+)
+
+
+def _seconds(name: str, raw: str) -> float:
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ConfigError(f"{name} must be a number of seconds, not {raw!r}") from None
+    if not value > 0:
+        raise ConfigError(f"{name} must be positive, not {raw!r}")
+    return value
+
+
 class BaseConfig:
     ENV_NAME: ClassVar[str] = "base"
 
@@ -79,12 +98,15 @@ class BaseConfig:
     JSON_SORT_KEYS = False
     # Bodies are small JSON documents; anything larger is refused with 413 before parsing.
     MAX_CONTENT_LENGTH = 1 * MIB
+    # Seconds a client may take to send a request's body once its headers are in (408 after).
+    CLIENT_BODY_TIMEOUT = 10.0
 
     DATABASE_URL: str | None = None
     CASINO_OPERATOR_TOKENS: list[str] = []
 
     # Throttling of failed authentications (token guessing). Counter store, a ``limits``
-    # storage URI: memory:// per process, redis://... to share the count between workers.
+    # storage URI: memory:// per process, redis://... (or REDIS_URL) to share the count
+    # between workers and instances.
     RATELIMIT_ENABLED = True
     RATELIMIT_STORAGE_URI = "memory://"
     AUTH_FAILURE_LIMIT = "20 per minute"
@@ -97,6 +119,15 @@ class BaseConfig:
 
     # Seconds suggested to clients in Retry-After when the database is unavailable.
     RETRY_AFTER_SECONDS = 1
+
+    # Bounds on every database wait, in seconds (casino.store.session.DatabaseTimeouts): past
+    # one a request answers 503 service_unavailable and its worker serves on. The client
+    # bound (network included) defaults to the statement bound + 2 s.
+    DATABASE_LOCK_TIMEOUT = 3.0
+    DATABASE_STATEMENT_TIMEOUT = 10.0
+    DATABASE_CONNECT_TIMEOUT = 3.0
+    DATABASE_CLIENT_TIMEOUT: float | None = None
+    DATABASE_IDLE_IN_TRANSACTION_TIMEOUT = 60.0
 
     LOG_LEVEL = "INFO"
 
@@ -124,10 +155,19 @@ class BaseConfig:
             settings["CASINO_OPERATOR_TOKENS"] = _split_tokens(environ["CASINO_OPERATOR_TOKENS"])
         if environ.get("RATELIMIT_STORAGE_URI"):
             settings["RATELIMIT_STORAGE_URI"] = environ["RATELIMIT_STORAGE_URI"]
+        elif environ.get("REDIS_URL"):
+            # The usual name of a platform's Redis: counters shared by every worker.
+            settings["RATELIMIT_STORAGE_URI"] = environ["REDIS_URL"]
         if environ.get("CASINO_AUTH_FAILURE_LIMIT"):
             settings["AUTH_FAILURE_LIMIT"] = environ["CASINO_AUTH_FAILURE_LIMIT"]
         if environ.get("CASINO_PROXY_FIX_X_FOR"):
             settings["PROXY_FIX_X_FOR"] = int(environ["CASINO_PROXY_FIX_X_FOR"])
+        for name in _DATABASE_TIMEOUTS:
+            raw = environ.get(f"CASINO_{name}", "").strip()
+            if raw:
+                settings[name] = _seconds(f"CASINO_{name}", raw)
+        if environ.get("CASINO_CLIENT_BODY_TIMEOUT"):
+            settings["CLIENT_BODY_TIMEOUT"] = float(environ["CASINO_CLIENT_BODY_TIMEOUT"])
         if environ.get("LOG_LEVEL"):
             settings["LOG_LEVEL"] = environ["LOG_LEVEL"].upper()
         return settings
@@ -149,6 +189,11 @@ class DevelopmentConfig(BaseConfig):
 class TestingConfig(BaseConfig):
     ENV_NAME = "testing"
     TESTING = True
+    # SQLite serialises writers on one lock: the concurrency tests queue many of them on a
+    # loaded machine. Tests of the bound set their own.
+    DATABASE_LOCK_TIMEOUT = 30.0
+    # Tests read simulation results in the request's answer; the job path has its own.
+    FREE_PLAY_SIMULATION_WAIT_SECONDS = 120.0
     # Tests that exercise throttling enable it explicitly.
     RATELIMIT_ENABLED = False
     CASINO_OPERATOR_TOKENS = ["test-operator-token"]
@@ -182,7 +227,23 @@ class ProductionConfig(BaseConfig):
                 "a checkpoint signing key is required in production: CASINO_SIGNING_KEY "
                 "(64 hex digits or an Ed25519 PEM) or CASINO_SIGNING_KEY_FILE"
             )
+        _refuse_weak_operator_tokens(
+            settings.get("CASINO_OPERATOR_TOKENS", cls.CASINO_OPERATOR_TOKENS)
+        )
         return settings
+
+
+def _refuse_weak_operator_tokens(tokens: list[str]) -> None:
+    from config.token_policy import weakness
+
+    for position, token in enumerate(tokens, start=1):
+        reason = weakness(token)
+        if reason is not None:
+            # Which one and why, never the token itself (this ends up in logs).
+            raise ConfigError(
+                f"CASINO_OPERATOR_TOKENS: token {position} is guessable ({reason}); use e.g. "
+                '`python -c "import secrets; print(secrets.token_urlsafe(32))"`'
+            )
 
 
 CONFIGS: dict[str, type[BaseConfig]] = {

@@ -79,6 +79,9 @@ class GunicornInstance:
     process: subprocess.Popen[bytes] | None = None
     app: str = "wsgi:app"  # another WSGI app (a bench's floor) must answer GET ready_path
     ready_path: str = "/api/v1/ready"
+    #: Serve with production's own settings (``casino.api.gunicorn_conf``, what the Procfile
+    #: runs: threaded workers, its timeouts) instead of this harness's sync-worker flags.
+    serving_config: bool = False
 
     @property
     def base_url(self) -> str:
@@ -104,7 +107,33 @@ class GunicornInstance:
             os.close(handle)
             self.log_path = Path(name)
         log = self.log_path.open("wb")
-        command = [
+        command = self._serving_command() if self.serving_config else self._harness_command()
+        self.process = subprocess.Popen(
+            command,
+            cwd=REPO_ROOT,
+            env=self.environment(),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        log.close()
+        self.wait_ready(timeout)
+
+    def _serving_command(self) -> list[str]:
+        return [
+            gunicorn_executable(),
+            "--config",
+            "python:casino.api.gunicorn_conf",
+            "--bind",
+            f"{HOST}:{self.port}",
+            "--workers",
+            str(self.workers),
+            *(["--access-logfile", "-"] if self.access_log else []),
+            self.app,
+        ]
+
+    def _harness_command(self) -> list[str]:
+        return [
             gunicorn_executable(),
             "--bind",
             f"{HOST}:{self.port}",
@@ -123,16 +152,6 @@ class GunicornInstance:
             *(["--access-logfile", "-"] if self.access_log else []),
             self.app,
         ]
-        self.process = subprocess.Popen(
-            command,
-            cwd=REPO_ROOT,
-            env=self.environment(),
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        log.close()
-        self.wait_ready(timeout)
 
     def wait_ready(self, timeout: float = 60.0) -> float:
         """Seconds until ``ready_path`` answers 200 and every worker is up."""

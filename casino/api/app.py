@@ -13,10 +13,11 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from werkzeug.routing import BaseConverter, ValidationError
 
 import config as config_module
-from casino.api import database, docs, errors, resources, throttling
+from casino.api import converters, database, docs, errors, resources, security_headers, throttling
 from casino.api.json_body import require_json_media_type
 from casino.api.logging_filters import install as install_log_filters
 from casino.api.openapi import CasinoApi, register_security
+from casino.api.slow_clients import BodyReadDeadline
 
 
 class UUIDStringConverter(BaseConverter):
@@ -49,9 +50,13 @@ def build(config: str | type | None = None) -> Flask:
     app.config.update(settings)
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.url_map.converters["uuid_str"] = UUIDStringConverter
+    converters.install(app.url_map.converters)
     # Trailing-slash redirects would turn a POST into a confusing 308; be exact instead.
     app.url_map.strict_slashes = True
 
+    app.wsgi_app = BodyReadDeadline(  # type: ignore[method-assign]
+        app.wsgi_app, float(app.config.get("CLIENT_BODY_TIMEOUT") or 0)
+    )
     if app.config.get("PROXY_FIX_X_FOR"):
         app.wsgi_app = ProxyFix(  # type: ignore[method-assign]
             app.wsgi_app, x_for=int(app.config["PROXY_FIX_X_FOR"])
@@ -66,6 +71,9 @@ def build(config: str | type | None = None) -> Flask:
     resources.register(api)
     app.register_blueprint(docs.bp)
     errors.register(app)
+    # Registered before throttling: after_request functions run last-registered first, so
+    # these headers also reach a response the throttle replaced.
+    security_headers.init_app(app)
     throttling.init_app(app)
     app.before_request(require_json_media_type)
     return app

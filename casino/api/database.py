@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from flask import Flask, current_app, g
 from sqlalchemy.exc import DBAPIError
 
 from casino.store.database import Database
+from casino.store.session import DatabaseTimeouts
 from casino.store.uow import UnitOfWork
 
 EXTENSION_KEY = "casino.database"
@@ -22,7 +23,7 @@ def init_app(app: Flask) -> Database:
         from config import ConfigError
 
         raise ConfigError("DATABASE_URL is not set for this configuration")
-    database = Database.open(url)
+    database = Database.open(url, timeouts(app.config))
     app.extensions[EXTENSION_KEY] = database
     app.teardown_request(close_request_uow)
     return database
@@ -31,6 +32,21 @@ def init_app(app: Flask) -> Database:
 def ping() -> None:
     """The database answers (once more on a fresh connection if the pooled one was dead)."""
     retry_on_disconnect(database().ping, reset=lambda: None)
+
+
+def timeouts(config: Any) -> DatabaseTimeouts:
+    """The configured bounds on database waits (``DATABASE_*_TIMEOUT``, seconds)."""
+    default = DatabaseTimeouts()
+    client = config.get("DATABASE_CLIENT_TIMEOUT")
+    return DatabaseTimeouts(
+        lock=float(config.get("DATABASE_LOCK_TIMEOUT", default.lock)),
+        statement=float(config.get("DATABASE_STATEMENT_TIMEOUT", default.statement)),
+        connect=float(config.get("DATABASE_CONNECT_TIMEOUT", default.connect)),
+        client=None if client in (None, "") else float(client),
+        idle_in_transaction=float(
+            config.get("DATABASE_IDLE_IN_TRANSACTION_TIMEOUT", default.idle_in_transaction)
+        ),
+    )
 
 
 def database() -> Database:

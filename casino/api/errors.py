@@ -105,6 +105,7 @@ _RAISED_CODES = (
     "invalid_request",
     "invalid_token",
     "invalid_name",
+    "invalid_expiry",
     "operator_token_not_found",
     "player_not_found",
     "duplicate_external_ref",
@@ -142,6 +143,8 @@ _RAISED_CODES = (
     "invalid_seat",
     "invalid_until",
     "invalid_games",
+    "simulation_not_found",
+    "simulations_busy",
     "invalid_age",
     # API layer
     "malformed_json",

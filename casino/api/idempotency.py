@@ -82,7 +82,7 @@ def required(func: F) -> F:
 
 
 def fingerprint() -> str:
-    """What makes two requests 'the same': method, path and the canonical JSON body."""
+    """What makes two requests 'the same': method, resolved path and the canonical JSON body."""
     body = request_json()
     canonical = json.dumps(
         None if body is ma.missing else body,
@@ -90,8 +90,18 @@ def fingerprint() -> str:
         separators=(",", ":"),
         ensure_ascii=False,
     )
-    material = f"{request.method}\n{request.path}\n{canonical}".encode("utf-8", "surrogatepass")
+    material = f"{request.method}\n{_resolved_path()}\n{canonical}".encode("utf-8", "surrogatepass")
     return hashlib.sha256(material).hexdigest()
+
+
+def _resolved_path() -> str:
+    """The path rebuilt from the matched route and its converted arguments, so every spelling
+    of one resource is one path (an upper-case UUID is the lower-case one). For the usual
+    spelling this is the raw path itself, so fingerprints stored before stay valid."""
+    if request.endpoint is None:
+        return request.path
+    adapter = current_app.url_map.bind("localhost", script_name="/")
+    return adapter.build(request.endpoint, request.view_args or {}, method=request.method)
 
 
 def _json(text: str, status: int, *, replayed: bool) -> Response:

@@ -19,6 +19,7 @@ from flask import g, request
 from flask_smorest import Blueprint
 from webargs import core
 from webargs.flaskparser import FlaskParser
+from werkzeug.exceptions import RequestEntityTooLarge
 
 from casino.api.errors import ApiError
 from casino.api.openapi import add_doc, error_responses
@@ -89,13 +90,33 @@ def request_json() -> Any:
         return cached
     value: Any = core.missing
     if core.is_json(request.mimetype):
-        raw = request.get_data(cache=True)
+        raw = _body()
         if raw.strip():
             value = parse(raw)
             if not isinstance(value, dict):
                 raise ApiError(400, "malformed_json", "The request body must be a JSON object.")
     g._casino_json = value
     return value
+
+
+def _body() -> bytes:
+    """The request body; 413 when it is over ``MAX_CONTENT_LENGTH``, however it was sent.
+
+    A body without Content-Length (``Transfer-Encoding: chunked``) is not refused up front:
+    werkzeug reads it up to the limit and silently stops there. One byte more on the wire
+    means it was longer, and a truncated document must not be taken for the request.
+    """
+    raw = request.get_data(cache=True)
+    limit = request.max_content_length
+    streamed = request.content_length is None
+    if (
+        streamed
+        and limit is not None
+        and len(raw) >= limit
+        and request.environ["wsgi.input"].read(1)
+    ):
+        raise RequestEntityTooLarge()
+    return raw
 
 
 def require_json_media_type() -> None:

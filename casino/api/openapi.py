@@ -217,6 +217,15 @@ def register_security(api: Api) -> None:
             ),
         },
     )
+    api.spec.components.security_scheme(
+        "gameToken",
+        {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "A free-play game's own token, returned once by POST "
+            "/free-play/games: only its bearer sees and plays that game.",
+        },
+    )
 
 
 def add_doc(func: F, **doc: Any) -> F:

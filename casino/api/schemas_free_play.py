@@ -215,7 +215,15 @@ class ResultSchema(ResponseSchema):
 
 
 class GameSchema(ResponseSchema):
+    OPTIONAL = frozenset({"token"})
+
     id = Uuid()
+    token = ma.fields.String(
+        metadata={
+            "description": "The game token, in the creation's answer only (shown once): "
+            "send it as Authorization: Bearer <token> to view or play this game"
+        }
+    )
     version = ma.fields.Integer(metadata={"description": "Changes with every stored change"})
     created_at = ma.fields.DateTime()
     updated_at = ma.fields.DateTime()
@@ -262,6 +270,7 @@ class SimulationLimitsSchema(ResponseSchema):
 
 
 class SimulationSchema(ResponseSchema):
+    id = Uuid(metadata={"description": "The simulation job (GET /free-play/simulations/{id})"})
     variant = ma.fields.String()
     options = ma.fields.Dict()
     rules = ma.fields.Dict()
@@ -283,3 +292,30 @@ class SimulationSchema(ResponseSchema):
     unfinished = ma.fields.Integer(metadata={"description": "Cycles plus battle-cap stops"})
     endings = ma.fields.Dict(keys=ma.fields.String(), values=ma.fields.Integer())
     battle_cap = ma.fields.Integer()
+
+
+SIMULATION_STATUSES = ("running", "done", "failed")
+
+
+class SimulationJobSchema(ResponseSchema):
+    """A simulation too long to wait for: poll it until its status is done (or failed)."""
+
+    id = Uuid()
+    status = Choice(
+        SIMULATION_STATUSES,
+        metadata={
+            "description": "running | done | failed (failed: its worker stopped, or the "
+            "simulation could not run; start it again)"
+        },
+    )
+    created_at = ma.fields.DateTime()
+    finished_at = ma.fields.DateTime(allow_none=True)
+    variant = ma.fields.String()
+    options = ma.fields.Dict()
+    games = ma.fields.Integer(metadata={"description": "Games requested"})
+    seed = ma.fields.String()
+    limits = ma.fields.Nested(SimulationLimitsSchema)
+    result = ma.fields.Nested(
+        SimulationSchema, allow_none=True, metadata={"description": "Once done: the summary"}
+    )
+    error = ma.fields.String(allow_none=True)

@@ -60,17 +60,19 @@ def serve(
     config: str | type | None = None,
     seal_every: float = 0,
 ) -> None:
-    """Serve until interrupted. Workers default to WEB_CONCURRENCY, else 2. With
-    ``seal_every`` > 0 the ledger sealer runs beside the workers."""
+    """Serve until interrupted, as the Procfile does (``casino.api.gunicorn_conf``). Workers
+    default to WEB_CONCURRENCY, else 2. With ``seal_every`` > 0 the ledger sealer runs beside
+    the workers (the Procfile runs it as a process of its own)."""
+    from casino.api import gunicorn_conf
+
     count = workers or int(os.environ.get("WEB_CONCURRENCY", "2"))
     sealer = _Sealer(seal_every)
     options = {
+        **gunicorn_conf.settings(),
         "bind": f"{host}:{port}",
         "workers": count,
         "accesslog": "-",
         "errorlog": "-",
-        # The app is built in each worker so no database connection crosses a fork.
-        "preload_app": False,
         "on_starting": sealer.start,
         "on_exit": sealer.stop,
     }

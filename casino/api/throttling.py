@@ -1,5 +1,10 @@
 """Per-address request counters: failed authentications everywhere, free play's own limits.
 
+Failed authentications: each refused token counts against the client address; past
+``AUTH_FAILURE_LIMIT`` the refusals are 429 instead of 401. A valid token is never refused
+for what others did from the same address. The address is the peer's, or the one a trusted
+proxy put in X-Forwarded-For when ``CASINO_PROXY_FIX_X_FOR`` says how many proxies there are.
+
 Built on ``limits`` (fixed windows, counters in ``RATELIMIT_STORAGE_URI``: ``memory://`` per
 process by default, ``redis://...`` to share them across workers and instances). The check
 is one counter lookup per request; a framework-wide limiter evaluated every limit, scope and
@@ -21,7 +26,7 @@ from limits import RateLimitItem, parse_many
 from limits.storage import MemoryStorage, storage_from_string
 from limits.strategies import FixedWindowRateLimiter
 
-from casino.api.errors import ApiError
+from casino.api.errors import ApiError, problem
 
 log = logging.getLogger(__name__)
 EXTENSION_KEY = "casino.throttle"
@@ -93,28 +98,27 @@ def current_throttle() -> Throttle | None:
     return throttle if isinstance(throttle, Throttle) and throttle.enabled else None
 
 
-def _refuse_throttled_address() -> None:
-    """Once an address failed authentication too often, refuse it everything for a while,
-    the right token included: a guesser learns nothing more until the window ends."""
+def _count_failed_authentication(response: Response) -> Response:
+    """Count a refused token against the address; past the limit the refusal becomes 429.
+
+    Only failures are counted and only failures are refused: a valid token is served
+    whatever others sent from the same address (behind a proxy, or on a shared network, one
+    guesser must not lock everyone out). Guessing a 256-bit token is hopeless anyway; the
+    limit keeps a guesser's rate, and the database lookups it costs, down.
+    """
+    if response.status_code != 401 or request.endpoint in UNTHROTTLED:
+        return response
     throttle = current_throttle()
-    if throttle is None or request.endpoint in UNTHROTTLED:
-        return
+    if throttle is None:
+        return response
     address = client_address()
     for item in parse(current_app.config["AUTH_FAILURE_LIMIT"]):
-        if not throttle.allows(item, AUTH_SCOPE, address):
-            raise rate_limited(
+        if not throttle.hit(item, AUTH_SCOPE, address):
+            error = rate_limited(
                 "Too many failed authentication attempts; retry later.",
                 throttle.retry_after(item, AUTH_SCOPE, address),
             )
-
-
-def _count_failed_authentication(response: Response) -> Response:
-    if response.status_code == 401 and request.endpoint not in UNTHROTTLED:
-        throttle = current_throttle()
-        if throttle is not None:
-            address = client_address()
-            for item in parse(current_app.config["AUTH_FAILURE_LIMIT"]):
-                throttle.hit(item, AUTH_SCOPE, address)
+            return problem(429, "rate_limited", error.detail, headers=error.headers)
     return response
 
 
@@ -122,5 +126,16 @@ def init_app(app: Flask) -> None:
     app.extensions[EXTENSION_KEY] = Throttle(
         app.config["RATELIMIT_STORAGE_URI"], bool(app.config.get("RATELIMIT_ENABLED", True))
     )
-    app.before_request(_refuse_throttled_address)
+    if app.config.get("ENV_NAME") == "production" and uri_is_per_process(
+        app.config["RATELIMIT_STORAGE_URI"]
+    ):
+        log.warning(
+            "rate limit counters are per worker process (RATELIMIT_STORAGE_URI=%s); "
+            "point it at a shared store, e.g. redis://host:6379/0",
+            app.config["RATELIMIT_STORAGE_URI"],
+        )
     app.after_request(_count_failed_authentication)
+
+
+def uri_is_per_process(uri: str) -> bool:
+    return uri.strip().lower().startswith("memory://")

@@ -7,6 +7,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import timedelta
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
@@ -72,13 +73,30 @@ def db_upgrade(url: str | None, revision: str) -> None:
 
 @click.command("seed-demo")
 @_db_option
-def seed_demo(url: str | None) -> None:
-    """Create the demo tables, an operator token and a funded demo player; print them."""
+@click.option(
+    "--credentials-file",
+    "credentials_file",
+    default=None,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Where the demo tokens are kept between runs (default: instance/demo-credentials.json).",
+)
+def seed_demo(url: str | None, credentials_file: Path | None) -> None:
+    """Create the demo tables, an operator token and a funded demo player; print them.
+
+    Running it again keeps everything that works: the same tokens, so the printed examples
+    keep working (the tokens are kept in the credentials file, readable by its owner only).
+    """
+    from casino.cli import demo_credentials
+    from casino.service.demo import DemoTokens
     from casino.service.demo import seed_demo as run_seed
 
-    with _unit_of_work(url) as uow:
-        data = run_seed(uow)
+    target = _url(url)
+    path = credentials_file or demo_credentials.DEFAULT_PATH
+    with _unit_of_work(target) as uow:
+        data = run_seed(uow, demo_credentials.load(path, target))
         uow.commit()
+    issued = DemoTokens(data["operator_token"], data["player"]["token"])
+    demo_credentials.save(path, target, issued)
     player = data["player"]
     wallet = data["wallet"]
     click.echo(f"tables:          {', '.join(data['tables'])}")
@@ -105,12 +123,26 @@ def seed_demo(url: str | None) -> None:
 @click.command("create-operator-token")
 @_db_option
 @click.option("--name", default="operator", show_default=True, help="A label for the token.")
-def create_operator_token(url: str | None, name: str) -> None:
+@click.option(
+    "--expires-in",
+    "expires_in",
+    default=None,
+    help="Refuse the token after this long, e.g. 90d, 12h (default: until revoked).",
+)
+def create_operator_token(url: str | None, name: str, expires_in: str | None) -> None:
     """Create an operator bearer token; it is printed once and stored only as a hash."""
     from casino.service.auth import create_operator_token as create
 
+    lifetime = None
+    if expires_in is not None:
+        try:
+            lifetime = parse_duration(expires_in)
+        except click.BadParameter as error:
+            raise click.BadParameter(error.message, param_hint="--expires-in") from None
+        if lifetime.total_seconds() <= 0:
+            raise click.BadParameter("the lifetime must be positive", param_hint="--expires-in")
     with _unit_of_work(url) as uow:
-        token = create(uow, name)
+        token = create(uow, name, lifetime)
         uow.commit()
     click.echo(token)
 
@@ -118,13 +150,15 @@ def create_operator_token(url: str | None, name: str) -> None:
 @click.command("list-operator-tokens")
 @_db_option
 def list_operator_tokens(url: str | None) -> None:
-    """List the operator tokens stored in the database: id, name, created (never the tokens)."""
+    """List the operator tokens stored in the database: id, name, created, expiry (never the
+    tokens themselves)."""
     from casino.service.auth import list_operator_tokens as listed
 
     with _unit_of_work(url) as uow:
         tokens = listed(uow)
     for token in tokens:
-        click.echo(f"{token.id}\t{token.name}\t{token.created_at.isoformat()}")
+        expires = token.expires_at.isoformat() if token.expires_at else "never"
+        click.echo(f"{token.id}\t{token.name}\t{token.created_at.isoformat()}\texpires {expires}")
 
 
 @click.command("revoke-operator-token")
@@ -271,13 +305,16 @@ def purge_idempotency(url: str | None, older_than: str) -> None:
 @_db_option
 @click.option("--older-than", "older_than", default="30d", show_default=True)
 def purge_free_play(url: str | None, older_than: str) -> None:
-    """Delete free-play games not played for the given age."""
-    from casino.service.free_play import purge_games
+    """Delete free-play games not played, and simulation jobs started, for the given age."""
+    from casino.service.free_play import purge_games, purge_simulations
 
+    age = parse_duration(older_than)
     with _unit_of_work(url) as uow:
-        removed = purge_games(uow, parse_duration(older_than))
+        removed = purge_games(uow, age)
+        jobs = purge_simulations(uow, age)
         uow.commit()
     click.echo(f"{removed} free-play game(s) removed")
+    click.echo(f"{jobs} simulation job(s) removed")
 
 
 @click.command("serve")

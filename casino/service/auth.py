@@ -12,7 +12,7 @@ import hmac
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Literal
 
 from casino.service.errors import Invalid, NotFound, Unauthenticated
@@ -77,7 +77,7 @@ def authenticate(
         if player_id is not None:
             return Principal("player", player_id, PLAYER_SUBJECT_PREFIX + player_id)
     else:
-        operator_id = uow.operator_tokens.id_by_hash(digest)
+        operator_id = uow.operator_tokens.id_by_hash(digest, now=utcnow())
         if operator_id is not None:
             return Principal("operator", None, f"operator:{operator_id}")
     raise Unauthenticated("a valid bearer token is required", code="invalid_token")
@@ -88,6 +88,7 @@ class OperatorTokenView:
     id: int
     name: str
     created_at: datetime
+    expires_at: datetime | None = None
 
 
 def list_operator_tokens(uow: UnitOfWork) -> list[OperatorTokenView]:
@@ -104,11 +105,16 @@ def revoke_operator_token(uow: UnitOfWork, token_id: int) -> OperatorTokenView:
     return OperatorTokenView(*found)
 
 
-def create_operator_token(uow: UnitOfWork, name: str) -> str:
-    """A new operator token, returned once; only its hash is stored."""
+def create_operator_token(uow: UnitOfWork, name: str, expires_in: timedelta | None = None) -> str:
+    """A new operator token, returned once; only its hash is stored. With ``expires_in`` it
+    is refused from then on (else it lasts until revoked)."""
     name = (name or "").strip()
     if not 1 <= len(name) <= 200:
         raise Invalid("a token name of 1 to 200 characters is required", code="invalid_name")
+    if expires_in is not None and expires_in <= timedelta(0):
+        raise Invalid("a token's lifetime must be positive", code="invalid_expiry")
     token = new_token(OPERATOR_PREFIX)
-    uow.operator_tokens.add(name, hash_token(token), utcnow())
+    now = utcnow()
+    expires_at = None if expires_in is None else now + expires_in
+    uow.operator_tokens.add(name, hash_token(token), now, expires_at)
     return token

@@ -7,13 +7,18 @@ the row (``SELECT … FOR UPDATE`` on PostgreSQL; SQLite transactions take the w
 they begin), and the row's version counter refuses a write based on a stale read, so two
 moves on one game can never both apply to the same position. The caller commits.
 
-No money is involved and nothing here needs a player: the game id is the only handle.
+No money is involved and nothing here needs a player. A game belongs to whoever created it:
+creation hands out a game token (stored only as its SHA-256), and every later use case takes
+it; without the right one a game answers as if it did not exist (its hidden hands and its
+moves are its owner's alone).
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import logging
-import time
+import secrets
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -32,8 +37,9 @@ from casino.engine.war import (
     new_game,
     variant_catalogue,
 )
-from casino.engine.war.simulation import outcomes, summarise
+from casino.engine.war.simulation import simulate_bounded
 from casino.service.errors import Conflict, Invalid, NotFound
+from casino.store import simulation_jobs
 from casino.store.free_play_models import (
     AWAITING_DECISION,
     FINISHED,
@@ -51,6 +57,7 @@ MAX_SIMULATION_GAMES = 10_000
 DEFAULT_SIMULATION_MAX_BATTLES = 5_000_000
 DEFAULT_SIMULATION_MAX_SECONDS = 10.0
 UNTIL = ("battle", "decision", "end")
+GAME_TOKEN_PREFIX = "gm_"
 
 # The engine's view status -> the API's (and the stored column's) spelling.
 _STATUS = {
@@ -93,12 +100,16 @@ def create_game(
 ) -> dict[str, Any]:
     """A new game, dealt and stored; nothing is played until a move or an autoplay.
 
+    The view carries ``token``, the game token every later request needs; it is shown
+    this once (only its hash is kept).
+
     Raises the engine's ``InvalidRules`` (unknown variant, option or seat list) or
     ``InvalidSeed``.
     """
     specs = [dict(s) for s in seats] if seats is not None else None
     game = new_game(variant, dict(options or {}), seed, specs)
     now = utcnow()
+    token = GAME_TOKEN_PREFIX + secrets.token_urlsafe(32)
     row = FreePlayGame(
         id=str(uuid.uuid4()),
         variant=variant,
@@ -106,17 +117,23 @@ def create_game(
         state=game.to_dict(),
         created_at=now,
         updated_at=now,
+        owner_hash=_token_hash(token),
     )
     uow.session.add(row)
     uow.session.flush()
-    return _view(row, game, None, None)
+    return {**_view(row, game, None, None), "token": token}
 
 
 def get_game(
-    uow: UnitOfWork, game_id: str, seat: int | None = None, log_tail: int | None = None
+    uow: UnitOfWork,
+    game_id: str,
+    seat: int | None = None,
+    log_tail: int | None = None,
+    *,
+    token: str | None,
 ) -> dict[str, Any]:
     """The game as ``seat`` may see it (default: its only human seat, else a spectator)."""
-    row = _require(uow, game_id, lock=False)
+    row = _require(uow, game_id, token, lock=False)
     return _view(row, _replay(row), seat, log_tail)
 
 
@@ -126,13 +143,15 @@ def make_move(
     move: Mapping[str, Any],
     seat: int | None = None,
     log_tail: int | None = None,
+    *,
+    token: str | None,
 ) -> dict[str, Any]:
     """A human seat's move; play goes on to the end of the battle or the next choice.
 
     ``seat`` may be left out when the game has exactly one human seat. An illegal move is a
     ``Conflict`` ``illegal_move`` whose ``legal`` member lists the moves that are.
     """
-    row = _require(uow, game_id, lock=True)
+    row = _require(uow, game_id, token, lock=True)
     game = _replay(row)
     if game.finished:
         raise Conflict("The game is over.", code="game_finished", legal=[])
@@ -157,12 +176,14 @@ def autoplay(
     until: str,
     seat: int | None = None,
     log_tail: int | None = None,
+    *,
+    token: str | None,
 ) -> dict[str, Any]:
     """Play on until one more ``battle`` is done, a human must choose (``decision``) or the
     game is over (``end``; pending human choices are then made by ``greedy`` and recorded)."""
     if until not in UNTIL:
         raise Invalid(f"until must be one of {', '.join(UNTIL)}", code="invalid_until")
-    row = _require(uow, game_id, lock=True)
+    row = _require(uow, game_id, token, lock=True)
     game = _replay(row)
     viewer = _viewer(game, seat)
     if not game.finished:
@@ -188,55 +209,45 @@ def simulate(
     false and ``stopped_by`` (``battle_budget`` or ``time_limit``) when it stopped early.
     """
     bounds = limits or SimulationLimits()
+    check_simulation(variant, options, games)
+    return simulate_bounded(variant, options, games, seed, bounds.max_battles, bounds.max_seconds)
+
+
+def check_simulation(variant: str, options: Mapping[str, Any] | None, games: int) -> None:
+    """Refuse a simulation request before any work: ``Invalid`` for the game count, the
+    engine's ``InvalidRules`` for the variant and options."""
     if isinstance(games, bool) or not isinstance(games, int):
         raise Invalid("games must be an integer", code="invalid_games")
     if not 1 <= games <= MAX_SIMULATION_GAMES:
         raise Invalid(
             f"a simulation plays 1 to {MAX_SIMULATION_GAMES:,} games", code="invalid_games"
         )
-    rules = build_rules(variant, options)
-    deadline = time.monotonic() + bounds.max_seconds
-    results = []
-    battles = 0
-    stopped_by: str | None = None
-    for outcome in outcomes(rules, games, seed):
-        results.append(outcome)
-        battles += outcome.battles
-        if len(results) == games:
-            break
-        if battles >= bounds.max_battles:
-            stopped_by = "battle_budget"
-            break
-        if time.monotonic() >= deadline:
-            stopped_by = "time_limit"
-            break
-    summary = summarise(rules, results)
-    return {
-        "variant": variant,
-        "options": dict(options or {}),
-        "rules": rules.to_dict(),
-        "seed": seed,
-        "strategies": ["greedy"] * rules.seats,
-        "games_requested": games,
-        "complete": stopped_by is None,
-        "stopped_by": stopped_by,
-        "limits": {"max_battles": bounds.max_battles, "max_seconds": bounds.max_seconds},
-        **summary,
-    }
+    build_rules(variant, options)
 
 
 # ---------------------------------------------------------------- helpers
 
 
-def _require(uow: UnitOfWork, game_id: str, *, lock: bool) -> FreePlayGame:
+def _require(uow: UnitOfWork, game_id: str, token: str | None, *, lock: bool) -> FreePlayGame:
+    """The game, for the bearer of its token; anyone else is told it does not exist."""
     statement = select(FreePlayGame).where(FreePlayGame.id == game_id)
     if lock:
         # Ignored on SQLite, whose transactions already hold the write lock (BEGIN IMMEDIATE).
         statement = statement.with_for_update()
     row = uow.session.scalars(statement).one_or_none()
-    if row is None:
+    if row is None or not _owns(row, token):
         raise NotFound("no such game", code="game_not_found")
     return row
+
+
+def _token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def _owns(row: FreePlayGame, token: str | None) -> bool:
+    if row.owner_hash is None or not token:
+        return False
+    return hmac.compare_digest(_token_hash(token), row.owner_hash)
 
 
 def _replay(row: FreePlayGame) -> WarGame:
@@ -333,3 +344,10 @@ def purge_games(uow: UnitOfWork, older_than: timedelta) -> int:
     cutoff = utcnow() - older_than
     result = uow.session.execute(delete(FreePlayGame).where(FreePlayGame.updated_at < cutoff))
     return int(result.rowcount or 0)  # type: ignore[attr-defined]
+
+
+def purge_simulations(uow: UnitOfWork, older_than: timedelta) -> int:
+    """Delete simulation jobs started more than ``older_than`` ago."""
+    if older_than <= timedelta(0):
+        raise Invalid("the age must be positive", code="invalid_age")
+    return simulation_jobs.purge(uow.session, utcnow() - older_than)

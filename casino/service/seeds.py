@@ -15,7 +15,8 @@ from casino.store.records import SeedRecord
 from casino.store.types import utcnow
 from casino.store.uow import UnitOfWork
 
-_ATTEMPTS = 3
+#: Attempts at locking the active seed while other rotations replace it under us.
+_ATTEMPTS = 5
 
 
 def seeds_view(seed: SeedRecord) -> SeedsView:

@@ -10,10 +10,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Generic, TypeVar
 
+from casino.ledger.transactions import KINDS as LEDGER_KINDS
+
 T = TypeVar("T")
 
 #: Kinds of ledger transactions, as they appear in ``TransactionView.kind``.
-TRANSACTION_KINDS = ("deposit", "withdrawal", "stake", "raise", "settlement")
+#: ``raise`` and ``settlement`` are what rounds booked before a round's money became one or two
+#: transactions (migration 0004); such history stays readable.
+TRANSACTION_KINDS = (*LEDGER_KINDS, "raise", "settlement")
 ROUND_STATUSES = ("awaiting_decision", "settled")
 #: Who made a round's decision: the player, or the system for a stale round (resolve-stale).
 DECIDED_BY = ("player", "system")

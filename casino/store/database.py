@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import Engine, text
+from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
-from casino.store.session import make_engine, make_session_factory
+from casino.store import health
+from casino.store.session import DatabaseTimeouts, make_engine, make_session_factory
 from casino.store.uow import UnitOfWork
 
 
@@ -17,9 +18,9 @@ class Database:
     session_factory: sessionmaker[Session]
 
     @classmethod
-    def open(cls, url: str) -> Database:
+    def open(cls, url: str, timeouts: DatabaseTimeouts | None = None) -> Database:
         # hide_parameters: SQL errors must not print bound values (token hashes, seeds).
-        engine = make_engine(url, hide_parameters=True)
+        engine = make_engine(url, timeouts=timeouts, hide_parameters=True)
         return cls(engine=engine, session_factory=make_session_factory(engine))
 
     def unit_of_work(self) -> UnitOfWork:
@@ -27,9 +28,9 @@ class Database:
         return UnitOfWork(self.session_factory)
 
     def ping(self) -> None:
-        """One round trip to the server; raises if it does not answer."""
+        """The database can serve a bet now (``casino.store.health``), or this raises."""
         with self.engine.connect() as connection:
-            connection.execute(text("SELECT 1"))
+            health.probe(connection)
 
     def dispose(self) -> None:
         self.engine.dispose()

@@ -53,11 +53,17 @@ class Player(Base):
 
 class OperatorToken(Base):
     __tablename__ = "operator_tokens"
+    # An id is the token's idempotency caller ("operator:<id>"): a reused id would inherit a
+    # revoked token's stored responses. SQLite reuses the largest rowid once it is deleted
+    # unless the table is AUTOINCREMENT; PostgreSQL's sequence never goes back.
+    __table_args__ = {"sqlite_autoincrement": True}
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     name: Mapped[str] = mapped_column(String(200))
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    #: None: valid until revoked.
+    expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
 
 
 class CasinoTable(Base):

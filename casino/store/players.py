@@ -32,6 +32,12 @@ class PlayerStore(Repository):
         found = self.session.execute(select(Player.id).where(Player.external_ref == external_ref))
         return found.scalar_one_or_none()
 
+    def id_and_token_hash(self, external_ref: str) -> tuple[str, str] | None:
+        found = self.session.execute(
+            select(Player.id, Player.token_hash).where(Player.external_ref == external_ref)
+        ).one_or_none()
+        return None if found is None else (str(found[0]), str(found[1]))
+
     def id_by_token_hash(self, digest: str) -> str | None:
         if self.postgres:
             rows = direct.execute(self.session, _BY_TOKEN, {"digest": digest})

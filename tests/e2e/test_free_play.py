@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from typing import Any
 
 import pytest
@@ -22,6 +23,13 @@ from .helpers import Api, assert_problem, make_config
 
 BASE = "/api/v1/free-play"
 HUMAN_VS_GREEDY = [{"type": "human"}, {"type": "computer", "strategy": "greedy"}]
+#: game id -> the game token its creation returned
+TOKENS: dict[str, str] = {}
+
+
+def game_auth(game_id: str) -> dict[str, str]:
+    """The Authorization header of a game's owner (an unknown id gets a made-up token)."""
+    return {"Authorization": f"Bearer {TOKENS.get(game_id, 'gm_unknown')}"}
 
 
 def create(api: Api, **body: Any) -> dict[str, Any]:
@@ -29,18 +37,21 @@ def create(api: Api, **body: Any) -> dict[str, Any]:
     assert response.status_code == 201, response.get_json()
     game: dict[str, Any] = response.get_json()
     assert response.headers["Location"] == f"{BASE}/games/{game['id']}"
+    TOKENS[game["id"]] = game.pop("token")
     return game
 
 
 def autoplay(api: Api, game_id: str, until: str, **extra: Any) -> dict[str, Any]:
-    response = api.post(f"{BASE}/games/{game_id}/autoplay", {"until": until, **extra})
+    response = api.post(
+        f"{BASE}/games/{game_id}/autoplay", {"until": until, **extra}, auth=game_auth(game_id)
+    )
     assert response.status_code == 200, response.get_json()
     game: dict[str, Any] = response.get_json()
     return game
 
 
 def move(api: Api, game_id: str, body: dict[str, Any]) -> dict[str, Any]:
-    response = api.post(f"{BASE}/games/{game_id}/moves", body)
+    response = api.post(f"{BASE}/games/{game_id}/moves", body, auth=game_auth(game_id))
     assert response.status_code == 200, response.get_json()
     game: dict[str, Any] = response.get_json()
     return game
@@ -94,7 +105,7 @@ def test_a_new_game_is_dealt_and_nothing_played(api: Api) -> None:
         ("computer", "greedy"),
     ]
     assert [s["cards"] for s in game["seats"]] == [26, 26]
-    fetched = api.get(f"{BASE}/games/{game['id']}")
+    fetched = api.get(f"{BASE}/games/{game['id']}", auth=game_auth(game["id"]))
     assert fetched.status_code == 200
     assert fetched.get_json()["seed_hash"] == game["seed_hash"]
 
@@ -164,39 +175,75 @@ def test_bad_game_requests_are_refused(
 
 def test_unknown_games_and_seats(api: Api) -> None:
     missing = "00000000-0000-4000-8000-000000000000"
-    assert_problem(api.get(f"{BASE}/games/{missing}"), 404, "game_not_found")
+    assert_problem(
+        api.get(f"{BASE}/games/{missing}", auth=game_auth(missing)), 404, "game_not_found"
+    )
     assert_problem(api.get(f"{BASE}/games/not-a-uuid"), 404, "not_found")
     assert_problem(
-        api.post(f"{BASE}/games/{missing}/moves", {"action": "play"}), 404, "game_not_found"
+        api.post(f"{BASE}/games/{missing}/moves", {"action": "play"}, auth=game_auth(missing)),
+        404,
+        "game_not_found",
     )
     assert_problem(
-        api.post(f"{BASE}/games/{missing}/autoplay", {"until": "end"}), 404, "game_not_found"
+        api.post(f"{BASE}/games/{missing}/autoplay", {"until": "end"}, auth=game_auth(missing)),
+        404,
+        "game_not_found",
     )
     game = create(api, variant="classic")
-    assert_problem(api.get(f"{BASE}/games/{game['id']}?seat=2"), 422, "invalid_seat")
-    assert_problem(api.get(f"{BASE}/games/{game['id']}?seat=9"), 422, "validation_failed")
-    assert_problem(api.get(f"{BASE}/games/{game['id']}?colour=red"), 422, "validation_failed")
     assert_problem(
-        api.post(f"{BASE}/games/{game['id']}/autoplay", {"until": "forever"}),
-        422,
-        "validation_failed",
-    )
-    assert_problem(
-        api.post(f"{BASE}/games/{game['id']}/autoplay", {"until": "end", "speed": 2}),
-        422,
-        "validation_failed",
-    )
-    assert_problem(
-        api.post(f"{BASE}/games/{game['id']}/moves", {"action": "play", "seat": 3}),
+        api.get(f"{BASE}/games/{game['id']}?seat=2", auth=game_auth(game["id"])),
         422,
         "invalid_seat",
     )
     assert_problem(
-        api.post(f"{BASE}/games/{game['id']}/moves", {"action": "play", "why": 1}),
+        api.get(f"{BASE}/games/{game['id']}?seat=9", auth=game_auth(game["id"])),
         422,
         "validation_failed",
     )
-    assert_problem(api.post(f"{BASE}/games/{game['id']}/moves", {}), 422, "validation_failed")
+    assert_problem(
+        api.get(f"{BASE}/games/{game['id']}?colour=red", auth=game_auth(game["id"])),
+        422,
+        "validation_failed",
+    )
+    assert_problem(
+        api.post(
+            f"{BASE}/games/{game['id']}/autoplay", {"until": "forever"}, auth=game_auth(game["id"])
+        ),
+        422,
+        "validation_failed",
+    )
+    assert_problem(
+        api.post(
+            f"{BASE}/games/{game['id']}/autoplay",
+            {"until": "end", "speed": 2},
+            auth=game_auth(game["id"]),
+        ),
+        422,
+        "validation_failed",
+    )
+    assert_problem(
+        api.post(
+            f"{BASE}/games/{game['id']}/moves",
+            {"action": "play", "seat": 3},
+            auth=game_auth(game["id"]),
+        ),
+        422,
+        "invalid_seat",
+    )
+    assert_problem(
+        api.post(
+            f"{BASE}/games/{game['id']}/moves",
+            {"action": "play", "why": 1},
+            auth=game_auth(game["id"]),
+        ),
+        422,
+        "validation_failed",
+    )
+    assert_problem(
+        api.post(f"{BASE}/games/{game['id']}/moves", {}, auth=game_auth(game["id"])),
+        422,
+        "validation_failed",
+    )
 
 
 # ---------------------------------------------------------------- playing
@@ -219,14 +266,18 @@ def test_every_preset_plays_to_the_end_over_rest(api: Api, variant: str) -> None
     assert done["seed"] == f"rest-{variant}"
     assert done["pending"] == []
     assert done["log_size"] == len(done["log"]) >= 1
-    again = api.get(f"{BASE}/games/{game['id']}").get_json()
+    again = api.get(f"{BASE}/games/{game['id']}", auth=game_auth(game["id"])).get_json()
     assert again["result"] == done["result"] and again["version"] == done["version"]
-    tail = api.get(f"{BASE}/games/{game['id']}?log_tail=1").get_json()
+    tail = api.get(f"{BASE}/games/{game['id']}?log_tail=1", auth=game_auth(game["id"])).get_json()
     assert tail["log"] == done["log"][-1:] and tail["log_size"] == done["log_size"]
     # A finished game stays as it is.
     assert autoplay(api, game["id"], "end")["result"] == done["result"]
     assert_problem(
-        api.post(f"{BASE}/games/{game['id']}/moves", {"action": "play"}), 409, "game_finished"
+        api.post(
+            f"{BASE}/games/{game['id']}/moves", {"action": "play"}, auth=game_auth(game["id"])
+        ),
+        409,
+        "game_finished",
     )
 
 
@@ -323,7 +374,9 @@ def test_illegal_moves_are_409_with_the_legal_ones(api: Api) -> None:
     game = create(api, variant="hand-of-three", seed="illegal", seats=HUMAN_VS_GREEDY)
     gid = game["id"]
     nothing_yet = assert_problem(
-        api.post(f"{BASE}/games/{gid}/moves", {"action": "play", "card": "2C"}),
+        api.post(
+            f"{BASE}/games/{gid}/moves", {"action": "play", "card": "2C"}, auth=game_auth(gid)
+        ),
         409,
         "illegal_move",
     )
@@ -336,7 +389,11 @@ def test_illegal_moves_are_409_with_the_legal_ones(api: Api) -> None:
         if {"action": "play", "card": code} not in legal
     )
     body = assert_problem(
-        api.post(f"{BASE}/games/{gid}/moves", {"action": "play", "card": not_in_hand}),
+        api.post(
+            f"{BASE}/games/{gid}/moves",
+            {"action": "play", "card": not_in_hand},
+            auth=game_auth(gid),
+        ),
         409,
         "illegal_move",
     )
@@ -346,17 +403,21 @@ def test_illegal_moves_are_409_with_the_legal_ones(api: Api) -> None:
     assert "legal moves" in body["detail"]
     for wrong in ({"action": "steal"}, {"action": "play"}, {"action": "PLAY", "card": "ZZ"}):
         assert (
-            assert_problem(api.post(f"{BASE}/games/{gid}/moves", wrong), 409, "illegal_move")[
-                "legal"
-            ]
+            assert_problem(
+                api.post(f"{BASE}/games/{gid}/moves", wrong, auth=game_auth(gid)),
+                409,
+                "illegal_move",
+            )["legal"]
             == legal
         )
     # The computer's seat has nothing to decide.
     assert_problem(
-        api.post(f"{BASE}/games/{gid}/moves", {**legal[0], "seat": 1}), 409, "illegal_move"
+        api.post(f"{BASE}/games/{gid}/moves", {**legal[0], "seat": 1}, auth=game_auth(gid)),
+        409,
+        "illegal_move",
     )
     # Nothing changed; card codes are case-insensitive.
-    unchanged = api.get(f"{BASE}/games/{gid}").get_json()
+    unchanged = api.get(f"{BASE}/games/{gid}", auth=game_auth(gid)).get_json()
     assert unchanged["version"] == game["version"] and unchanged["pending"] == game["pending"]
     after = move(api, gid, {"action": "play", "card": legal[0]["card"].lower()})
     assert after["version"] == game["version"] + 1
@@ -365,12 +426,20 @@ def test_illegal_moves_are_409_with_the_legal_ones(api: Api) -> None:
 def test_a_game_without_choices_refuses_moves(api: Api) -> None:
     game = create(api, variant="classic")
     body = assert_problem(
-        api.post(f"{BASE}/games/{game['id']}/moves", {"action": "play"}), 409, "illegal_move"
+        api.post(
+            f"{BASE}/games/{game['id']}/moves", {"action": "play"}, auth=game_auth(game["id"])
+        ),
+        409,
+        "illegal_move",
     )
     assert body["legal"] == []
     computers = create(api, variant="classic", seats=[{"type": "computer"}] * 2)
     assert_problem(
-        api.post(f"{BASE}/games/{computers['id']}/moves", {"action": "play"}),
+        api.post(
+            f"{BASE}/games/{computers['id']}/moves",
+            {"action": "play"},
+            auth=game_auth(computers["id"]),
+        ),
         409,
         "illegal_move",
     )
@@ -390,11 +459,15 @@ def test_several_human_seats_say_who_moves(api: Api) -> None:
     mine = [p for p in game["pending"] if p["seat"] == 1]
     theirs = [p for p in game["pending"] if p["seat"] == 0]
     assert mine[0]["legal"] and "legal" not in theirs[0]  # only the viewer's own choice
-    assert_problem(api.post(f"{BASE}/games/{gid}/moves", mine[0]["legal"][0]), 422, "seat_required")
+    assert_problem(
+        api.post(f"{BASE}/games/{gid}/moves", mine[0]["legal"][0], auth=game_auth(gid)),
+        422,
+        "seat_required",
+    )
     after_one = move(api, gid, {**mine[0]["legal"][0], "seat": 1})
     assert after_one["battles"] == game["battles"]  # waits for seat 0's simultaneous choice
     assert [p["seat"] for p in after_one["pending"]] == [0]
-    seat0 = api.get(f"{BASE}/games/{gid}?seat=0").get_json()
+    seat0 = api.get(f"{BASE}/games/{gid}?seat=0", auth=game_auth(gid)).get_json()
     after_both = move(api, gid, {**seat0["pending"][0]["legal"][0], "seat": 0})
     assert after_both["battles"] == game["battles"] + 1
 
@@ -437,7 +510,7 @@ def test_face_down_cards_are_never_shown_before_the_end(api: Api, database_url: 
     else:
         raise AssertionError("no early war in 20 games")
     for viewer in ("", "?seat=0", "?seat=1"):
-        text = api.get(f"{BASE}/games/{gid}{viewer}").get_data(as_text=True)
+        text = api.get(f"{BASE}/games/{gid}{viewer}", auth=game_auth(gid)).get_data(as_text=True)
         assert not [c for c in hidden if f'"{c}"' in text], viewer
         assert '"moves"' not in text and seed not in text  # neither the record nor the seed
     done = autoplay(api, gid, "end")
@@ -461,7 +534,7 @@ def test_concurrent_moves_on_one_game_apply_once(app: Flask, api: Api, database_
     def send(index: int) -> None:
         client = app.test_client()
         barrier.wait(timeout=30)
-        response = client.post(f"{BASE}/games/{gid}/moves", json=choice)
+        response = client.post(f"{BASE}/games/{gid}/moves", json=choice, headers=game_auth(gid))
         results[index] = (response.status_code, (response.get_json() or {}).get("code"))
 
     threads = [threading.Thread(target=send, args=(i,)) for i in range(count)]
@@ -476,7 +549,7 @@ def test_concurrent_moves_on_one_game_apply_once(app: Flask, api: Api, database_
     assert {code for status, code in results if status == 409} == {"illegal_move"}
     record = stored_record(database_url, gid)
     assert [m["move"] for m in record["moves"]] == [choice]
-    final = api.get(f"{BASE}/games/{gid}").get_json()
+    final = api.get(f"{BASE}/games/{gid}", auth=game_auth(gid)).get_json()
     assert final["version"] == game["version"] + 1
     assert WarGame.from_dict(record).battles == final["battles"]
 
@@ -498,7 +571,9 @@ def test_simulation_summarises_seeded_games(api: Api) -> None:
     assert result["wars_per_game"] > 0
     assert sum(result["wins"]) + result["draws"] == 400
     assert result["cycles"] == 0 and result["unfinished"] == 0
-    assert api.post(f"{BASE}/simulations", body).get_json() == result  # reproducible
+    again = api.post(f"{BASE}/simulations", body).get_json()
+    assert again.pop("id") != result.pop("id")  # two jobs...
+    assert again == result  # ... with one result: reproducible
     one_down = api.post(
         f"{BASE}/simulations", {**body, "options": {"war_down": 1, "return_order": "fixed"}}
     ).get_json()
@@ -548,6 +623,7 @@ def test_a_simulation_stops_at_its_work_bounds(database_url: str) -> None:
         played = by_battles["games"]
         assert by_battles["battles"]["mean"] * played >= 2_000  # it stopped at the budget
         again = budget.test_client().post(f"{BASE}/simulations", json=body).get_json()
+        assert again.pop("id") != by_battles.pop("id")
         assert again == by_battles  # the battle budget is deterministic
         by_time = clock.test_client().post(f"{BASE}/simulations", json=body).get_json()
         assert by_time["stopped_by"] == "time_limit" and by_time["games"] == 1
@@ -621,20 +697,206 @@ def test_settings_come_from_the_environment_and_are_checked_at_start(
 # ---------------------------------------------------------------- OpenAPI
 
 
-def test_free_play_is_documented_without_security(api: Api) -> None:
+def test_free_play_is_documented_with_game_tokens_only_on_games(api: Api) -> None:
     spec = api.get("/api/v1/openapi.json").get_json()
+    game_token = [{"gameToken": []}]
     expected = {
-        (f"{BASE}/variants", "get"): "200",
-        (f"{BASE}/games", "post"): "201",
-        (f"{BASE}/games/{{game_id}}", "get"): "200",
-        (f"{BASE}/games/{{game_id}}/moves", "post"): "200",
-        (f"{BASE}/games/{{game_id}}/autoplay", "post"): "200",
-        (f"{BASE}/simulations", "post"): "200",
+        (f"{BASE}/variants", "get"): ("200", None),
+        (f"{BASE}/games", "post"): ("201", None),
+        (f"{BASE}/games/{{game_id}}", "get"): ("200", game_token),
+        (f"{BASE}/games/{{game_id}}/moves", "post"): ("200", game_token),
+        (f"{BASE}/games/{{game_id}}/autoplay", "post"): ("200", game_token),
     }
-    for (path, method), success in expected.items():
+    for (path, method), (success, security) in expected.items():
         operation = spec["paths"][path][method]
-        assert "security" not in operation, path
+        assert operation.get("security") == security, path
         responses = operation["responses"]
         assert [code for code in responses if code.startswith("2")] == [success]
         assert "429" in responses
         assert "422" in responses or path.endswith("/variants")
+    scheme = spec["components"]["securitySchemes"]["gameToken"]
+    assert scheme["type"] == "http" and scheme["scheme"] == "bearer"
+
+
+# ---------------------------------------------------------------- owners (issue 10, point 11)
+
+
+def test_a_game_is_seen_and_played_only_with_its_token(api: Api) -> None:
+    response = api.post(
+        f"{BASE}/games", {"variant": "hand-of-three", "seats": HUMAN_VS_GREEDY, "seed": "own"}
+    )
+    assert response.status_code == 201, response.get_json()
+    game = response.get_json()
+    token = game["token"]
+    assert token.startswith("gm_") and len(token) > 40
+    owner = {"Authorization": f"Bearer {token}"}
+    other = api.post(f"{BASE}/games", {"variant": "classic"}).get_json()
+    strangers: list[dict[str, str]] = [
+        {},
+        {"Authorization": f"Bearer {other['token']}"},
+        {"Authorization": f"Bearer {token}x"},
+        {"Authorization": token},
+    ]
+    path = f"{BASE}/games/{game['id']}"
+    for auth in strangers:
+        for response in (
+            api.get(path, auth=auth),
+            api.get(f"{path}?seat=1", auth=auth),
+            api.post(f"{path}/autoplay", {"until": "decision"}, auth=auth),
+            api.post(f"{path}/moves", {"action": "play", "card": "2C"}, auth=auth),
+        ):
+            body = assert_problem(response, 404, "game_not_found")
+            assert "hand" not in json.dumps(body)
+    # Nobody else moved it; its owner sees its own hand and plays on.
+    view = api.get(path, auth=owner).get_json()
+    assert view["version"] == game["version"] and view["battles"] == 0
+    assert view["seats"][0]["hand"] is not None
+    played = api.post(f"{path}/autoplay", {"until": "decision"}, auth=owner)
+    assert played.status_code == 200 and played.get_json()["version"] == game["version"] + 1
+    assert "token" not in played.get_json()  # shown once, at creation
+
+
+# ---------------------------------------------------------------- simulation jobs (issue 10, 1)
+
+LONG = {"variant": "multiplayer", "options": {"seats": 4}, "games": 10_000, "seed": "long"}
+
+
+def _jobs_app(database_url: str, max_seconds: float = 2, **settings: Any) -> Flask:
+    return _app(
+        database_url,
+        FREE_PLAY_SIMULATION_WAIT_SECONDS=0,
+        FREE_PLAY_SIMULATION_MAX_SECONDS=max_seconds,
+        **settings,
+    )
+
+
+def _close(app: Flask) -> None:
+    from casino.api.resources.free_play import POOL_KEY
+
+    app.extensions[POOL_KEY].shutdown()
+    app.extensions[EXTENSION_KEY].engine.dispose()
+
+
+def _poll(client: Any, location: str, timeout: float = 60) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        response = client.get(location)
+        assert response.status_code == 200, response.get_json()
+        job: dict[str, Any] = response.get_json()
+        if job["status"] != "running":
+            return job
+        time.sleep(0.1)
+    raise AssertionError(f"{location} still running after {timeout} s")
+
+
+def test_a_simulation_not_done_within_the_wait_is_a_job_to_poll(
+    database_url: str, api: Api
+) -> None:
+    body = {"variant": "classic", "games": 300, "seed": "job"}
+    app = _jobs_app(database_url, max_seconds=120)  # complete, however loaded the machine
+    try:
+        client = app.test_client()
+        started = client.post(f"{BASE}/simulations", json=body)
+        assert started.status_code == 202, started.get_json()
+        job = started.get_json()
+        assert job["status"] == "running" and job["result"] is None
+        assert job["games"] == 300 and job["variant"] == "classic"
+        location = started.headers["Location"]
+        assert location == f"{BASE}/simulations/{job['id']}"
+        done = _poll(client, location)
+        assert done["status"] == "done" and done["error"] is None
+        assert done["finished_at"] is not None
+        # The same summary a request that waits gets.
+        waited = api.post(f"{BASE}/simulations", body).get_json()
+        waited.pop("id")
+        assert done["result"]["limits"]["max_seconds"] == 120  # this app's bound
+        assert {**done["result"], "limits": waited["limits"]} == waited
+        # Another worker (here another app on the same database) serves the job too.
+        assert api.get(location).get_json()["result"] == done["result"]
+        missing = f"{BASE}/simulations/00000000-0000-4000-8000-000000000000"
+        assert_problem(client.get(missing), 404, "simulation_not_found")
+    finally:
+        _close(app)
+
+
+def test_simulations_take_slots_per_address_and_in_total(database_url: str) -> None:
+    app = _jobs_app(database_url, FREE_PLAY_SIMULATION_SLOTS=2)
+    try:
+        client = app.test_client()
+        first = client.post(
+            f"{BASE}/simulations", json=LONG, environ_base={"REMOTE_ADDR": "10.0.0.1"}
+        )
+        assert first.status_code == 202, first.get_json()
+        # The same address waits for its own simulation.
+        again = client.post(
+            f"{BASE}/simulations", json=LONG, environ_base={"REMOTE_ADDR": "10.0.0.1"}
+        )
+        assert_problem(again, 429, "rate_limited")
+        assert int(again.headers["Retry-After"]) >= 1
+        second = client.post(
+            f"{BASE}/simulations", json=LONG, environ_base={"REMOTE_ADDR": "10.0.0.2"}
+        )
+        assert second.status_code == 202, second.get_json()
+        # Both slots of the deployment are taken: anyone else is told to come back.
+        third = client.post(
+            f"{BASE}/simulations", json=LONG, environ_base={"REMOTE_ADDR": "10.0.0.3"}
+        )
+        assert_problem(third, 503, "simulations_busy")
+        assert int(third.headers["Retry-After"]) >= 1
+        for started in (first, second):
+            done = _poll(client, started.headers["Location"])
+            assert done["status"] == "done", done
+            result = done["result"]
+            assert result["complete"] is False and result["stopped_by"] == "time_limit"
+            assert 1 <= result["games"] < 10_000
+        # Slots free again.
+        later = client.post(
+            f"{BASE}/simulations", json=LONG, environ_base={"REMOTE_ADDR": "10.0.0.3"}
+        )
+        assert later.status_code == 202, later.get_json()
+        _poll(client, later.headers["Location"])
+    finally:
+        _close(app)
+
+
+def test_an_abandoned_job_holds_no_slot_and_reads_as_failed(database_url: str) -> None:
+    from datetime import timedelta
+
+    from casino.store.free_play_models import FreePlaySimulation
+    from casino.store.models import utcnow
+
+    app = _jobs_app(database_url, FREE_PLAY_SIMULATION_SLOTS=1)
+    engine = create_engine(database_url)
+    try:
+        with Session(engine) as session:  # its worker died an hour ago, mid-simulation
+            session.add(
+                FreePlaySimulation(
+                    id="11111111-1111-4111-8111-111111111111",
+                    status="running",
+                    client_hash="0" * 64,
+                    request={"variant": "classic", "options": {}, "games": 1, "seed": "x"},
+                    created_at=utcnow() - timedelta(hours=1),
+                )
+            )
+            session.commit()
+        client = app.test_client()
+        stale = client.get(f"{BASE}/simulations/11111111-1111-4111-8111-111111111111").get_json()
+        assert stale["status"] == "failed" and "abandoned" in stale["error"]
+        started = client.post(f"{BASE}/simulations", json=LONG)
+        assert started.status_code == 202, started.get_json()
+        _poll(client, started.headers["Location"])
+    finally:
+        engine.dispose()
+        _close(app)
+
+
+def test_simulations_are_documented_as_jobs(api: Api) -> None:
+    spec = api.get("/api/v1/openapi.json").get_json()
+    post = spec["paths"][f"{BASE}/simulations"]["post"]
+    assert sorted(c for c in post["responses"] if c.startswith("2")) == ["200", "202"]
+    assert {"429", "503", "422"} <= set(post["responses"])
+    job = spec["paths"][f"{BASE}/simulations/{{simulation_id}}"]["get"]
+    assert "200" in job["responses"] and "404" in job["responses"]
+    assert "security" not in post and "security" not in job
+    schemas = spec["components"]["schemas"]
+    assert {"result", "status", "error"} <= set(schemas["SimulationJob"]["properties"])

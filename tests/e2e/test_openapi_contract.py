@@ -37,6 +37,7 @@ PUBLIC = {"getHealth", "getReadiness", "getLedgerPublicKey"}
 OPTIONAL_FIELDS = {
     "SeatView": {"pile", "pile_top", "won", "hand_size", "hand", "wars_won", "rounds_won"},
     "Pending": {"legal", "context"},
+    "Game": {"token"},  # in the creation's answer only
 }
 
 
@@ -344,9 +345,12 @@ def test_headers_statuses_and_roles_are_declared(spec: dict[str, Any]) -> None:
             continue
         assert "429" in responses, operation_id
         if path.startswith("/api/v1/free-play"):
-            assert "security" not in operation and "x-roles" not in operation
-            # Games are stored: the database may be unavailable.
-            assert ("503" in responses) == ("/games" in path), operation_id
+            # A game is seen and played with its own token; the rest needs none.
+            owned = path.startswith("/api/v1/free-play/games/")
+            assert operation.get("security") == ([{"gameToken": []}] if owned else None)
+            assert "x-roles" not in operation
+            # Games and simulation jobs are stored: the database may be unavailable.
+            assert ("503" in responses) == ("/variants" not in path), operation_id
             continue
         assert operation["security"] == [{"bearerAuth": []}], operation_id
         roles = operation["x-roles"]
@@ -483,18 +487,20 @@ def test_every_free_play_variant_answers_as_the_spec_says(api: Api, contract: Co
         created = api.post("/api/v1/free-play/games", {"variant": variant, "seed": "contract"})
         game = check("createGame", created)
         assert created.headers["Location"].endswith(game["id"])
+        owner = {"Authorization": f"Bearer {game['token']}"}
         path = f"/api/v1/free-play/games/{game['id']}"
-        game = check("autoplayGame", api.post(f"{path}/autoplay?log_tail=2", {}))
+        game = check("autoplayGame", api.post(f"{path}/autoplay?log_tail=2", {}, auth=owner))
         mine = [p for p in game["pending"] if p["seat"] == game["viewer"]]
         if mine:
-            move = api.post(f"{path}/moves?log_tail=2", mine[0]["legal"][0])
+            move = api.post(f"{path}/moves?log_tail=2", mine[0]["legal"][0], auth=owner)
             check("makeMove", move)
-        illegal = api.post(f"{path}/moves", {"action": "nonsense"})
+        illegal = api.post(f"{path}/moves", {"action": "nonsense"}, auth=owner)
         assert check("makeMove", illegal)["code"] in ("illegal_move", "game_finished")
-        check("autoplayGame", api.post(f"{path}/autoplay?log_tail=3", {"until": "end"}))
-        finished = check("getGame", api.get(f"{path}?seat=0&log_tail=1"))
+        ended = api.post(f"{path}/autoplay?log_tail=3", {"until": "end"}, auth=owner)
+        check("autoplayGame", ended)
+        finished = check("getGame", api.get(f"{path}?seat=0&log_tail=1", auth=owner))
         assert finished["status"] == "finished" and finished["result"] is not None
-        over = api.post(f"{path}/moves", {"action": "play"})
+        over = api.post(f"{path}/moves", {"action": "play"}, auth=owner)
         assert check("makeMove", over)["code"] == "game_finished"
         simulation = {"variant": variant, "games": 2, "seed": "contract"}
         check("runSimulation", api.post("/api/v1/free-play/simulations", simulation))
@@ -518,7 +524,9 @@ def test_x_roles_is_what_the_service_enforces(
         "tx_id": 1,
     }
     tokens = {"operator": api.operator_auth, "player": funded.auth}
-    secured = [(p, m, op) for p, m, op in operations(spec) if "security" in op]
+    secured = [
+        (p, m, op) for p, m, op in operations(spec) if op.get("security") == [{"bearerAuth": []}]
+    ]
     assert len(secured) == 21
     for path, method, operation in secured:
         url = path.format(**ids)

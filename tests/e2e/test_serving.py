@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -17,6 +18,8 @@ import pytest
 from casino.store.migrate import upgrade
 
 REPO = Path(__file__).resolve().parents[2]
+# Production refuses guessable operator tokens (issue 10).
+OPERATOR_TOKEN = "op_" + secrets.token_urlsafe(32)
 
 
 def _free_port() -> int:
@@ -54,7 +57,7 @@ def server_env(tmp_path: Path) -> dict[str, str]:
     env.update(
         CASINO_ENV="production",
         DATABASE_URL=url,
-        CASINO_OPERATOR_TOKENS="served-operator-token",
+        CASINO_OPERATOR_TOKENS=OPERATOR_TOKEN,
         CASINO_SIGNING_KEY="44" * 32,
         WEB_CONCURRENCY="1",
     )
@@ -96,7 +99,7 @@ def test_server_answers_over_http(server_env: dict[str, str], how: str) -> None:
         _wait_until_up(f"{base}/health", process)
         assert _get(f"{base}/ready")[0] == 200
         request = urllib.request.Request(
-            f"{base}/tables", headers={"Authorization": "Bearer served-operator-token"}
+            f"{base}/tables", headers={"Authorization": f"Bearer {OPERATOR_TOKEN}"}
         )
         with urllib.request.urlopen(request, timeout=5) as response:
             assert response.status == 200
@@ -110,4 +113,72 @@ def test_server_answers_over_http(server_env: dict[str, str], how: str) -> None:
             process.kill()
             output, _ = process.communicate()
     # The access log shows paths, never the bearer token.
-    assert b"served-operator-token" not in output
+    assert OPERATOR_TOKEN.encode() not in output
+    # Threaded workers (issue 10): a slow client holds a thread, not a whole worker.
+    assert b"Using worker: gthread" in output, output[-2000:]
+
+
+def _start(how: str, env: dict[str, str]) -> tuple[int, subprocess.Popen[bytes]]:
+    port = _free_port()
+    process = subprocess.Popen(
+        _commands(port)[how],
+        cwd=REPO,
+        env={**env, "PORT": str(port)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    return port, process
+
+
+def _stop(process: subprocess.Popen[bytes]) -> bytes:
+    process.send_signal(signal.SIGTERM)
+    try:
+        output, _ = process.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        output, _ = process.communicate()
+    return output
+
+
+def test_instances_on_one_host_share_no_control_socket(
+    server_env: dict[str, str], tmp_path: Path
+) -> None:
+    """gunicorn >= 25 opened one control socket per user (~/.gunicorn/gunicorn.ctl, or under
+    XDG_RUNTIME_DIR): a second instance took it over. Now no instance opens one."""
+    home, runtime = tmp_path / "home", tmp_path / "run"
+    home.mkdir()
+    runtime.mkdir()
+    env = {
+        **server_env,
+        "HOME": str(home),
+        "XDG_RUNTIME_DIR": str(runtime),
+        "PATH": f"{Path(sys.executable).parent}:{server_env.get('PATH', '')}",
+    }
+    started = [_start(how, env) for how in ("procfile-web", "procfile-web", "serve")]
+    try:
+        for port, process in started:
+            _wait_until_up(f"http://127.0.0.1:{port}/api/v1/health", process)
+        sockets = [p for p in (*home.rglob("*"), *runtime.rglob("*")) if p.name.endswith(".ctl")]
+        assert sockets == []
+    finally:
+        outputs = [_stop(process) for _, process in started]
+    for output in outputs:
+        assert b"Control socket" not in output, output[-2000:]
+
+
+def test_production_refuses_to_start_with_a_guessable_operator_token(
+    server_env: dict[str, str],
+) -> None:
+    env = {
+        **server_env,
+        "CASINO_OPERATOR_TOKENS": "weak-operator-secret",
+        "PATH": f"{Path(sys.executable).parent}:{server_env.get('PATH', '')}",
+    }
+    _, process = _start("procfile-web", env)
+    try:
+        output, _ = process.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        output = _stop(process)
+        raise AssertionError(f"gunicorn kept running: {output[-2000:]!r}") from None
+    assert process.returncode != 0
+    assert b"guessable" in output and b"weak-operator-secret" not in output

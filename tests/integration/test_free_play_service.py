@@ -19,12 +19,20 @@ from casino.store.models import utcnow
 from .conftest import Svc
 
 HUMAN_VS_GREEDY = [{"type": "human"}, {"type": "computer", "strategy": "greedy"}]
+#: game id -> its game token (handed out once, at creation)
+TOKENS: dict[str, str] = {}
 
 
 def new(svc: Svc, variant: str = "hand-of-three", seed: str = "svc") -> str:
     view = svc.run(free_play.create_game, variant, None, seed, HUMAN_VS_GREEDY)
     assert isinstance(view, dict)
+    assert view["token"].startswith("gm_")
+    TOKENS[view["id"]] = view["token"]
     return str(view["id"])
+
+
+def mine(game_id: str) -> dict[str, str]:
+    return {"token": TOKENS[game_id]}
 
 
 def row(svc: Svc, game_id: str) -> FreePlayGame:
@@ -38,9 +46,9 @@ def row(svc: Svc, game_id: str) -> FreePlayGame:
 def test_the_stored_status_follows_the_game(svc: Svc) -> None:
     game_id = new(svc)
     assert row(svc, game_id).status == IN_PROGRESS
-    view: Any = svc.run(free_play.autoplay, game_id, "decision")
+    view: Any = svc.run(free_play.autoplay, game_id, "decision", **mine(game_id))
     assert view["status"] == AWAITING_DECISION == row(svc, game_id).status
-    svc.run(free_play.autoplay, game_id, "end")
+    svc.run(free_play.autoplay, game_id, "end", **mine(game_id))
     stored = row(svc, game_id)
     assert stored.status == FINISHED
     assert stored.state["finished"] is True and stored.state["moves"]  # greedy stood in
@@ -51,13 +59,15 @@ def test_a_write_based_on_a_stale_read_is_refused(svc: Svc) -> None:
     """The version counter: a request that read the game before another one changed it
     cannot write its outdated position back (where no row lock serialised them)."""
     game_id = new(svc)
-    svc.run(free_play.autoplay, game_id, "decision")
+    svc.run(free_play.autoplay, game_id, "decision", **mine(game_id))
     with svc.uow() as slow:
-        stale = free_play._require(slow, game_id, lock=False)
+        stale = free_play._require(slow, game_id, TOKENS[game_id], lock=False)
         game = free_play._replay(stale)
         slow.session.commit()  # ends the read transaction, keeps the loaded row (version 2)
         legal = game.pending[0].legal
-        view: Any = svc.run(free_play.make_move, game_id, dict(legal[0]))  # version 3
+        view: Any = svc.run(
+            free_play.make_move, game_id, dict(legal[0]), **mine(game_id)
+        )  # version 3
         game.apply(0, dict(legal[-1]))
         with pytest.raises(Conflict) as caught:
             free_play._store(slow, stale, game)
@@ -69,7 +79,7 @@ def test_a_write_based_on_a_stale_read_is_refused(svc: Svc) -> None:
 
 def test_a_record_that_no_longer_replays_is_a_conflict_not_a_crash(svc: Svc) -> None:
     game_id = new(svc)
-    svc.run(free_play.autoplay, game_id, "decision")
+    svc.run(free_play.autoplay, game_id, "decision", **mine(game_id))
     broken = dict(row(svc, game_id).state, digest="0" * 64)
     with svc.uow() as uow:
         uow.session.execute(
@@ -82,25 +92,25 @@ def test_a_record_that_no_longer_replays_is_a_conflict_not_a_crash(svc: Svc) -> 
         (free_play.make_move, ({"action": "play"},)),
     ):
         with pytest.raises(Conflict) as caught:
-            svc.run(use_case, game_id, *args)
+            svc.run(use_case, game_id, *args, **mine(game_id))
         assert caught.value.code == "game_unreplayable"
 
 
 def test_refusals(svc: Svc) -> None:
     with pytest.raises(NotFound):
-        svc.run(free_play.get_game, "00000000-0000-4000-8000-000000000000")
+        svc.run(free_play.get_game, "00000000-0000-4000-8000-000000000000", token="gm_x")
     with pytest.raises(InvalidRules):
         svc.run(free_play.create_game, "no-such-variant")
     with pytest.raises(InvalidSeed):
         svc.run(free_play.create_game, "classic", None, "caf\u00e9")
     game_id = new(svc, "classic")
     with pytest.raises(Invalid) as caught:
-        svc.run(free_play.get_game, game_id, 5)
+        svc.run(free_play.get_game, game_id, 5, **mine(game_id))
     assert caught.value.code == "invalid_seat"
     with pytest.raises(Invalid):
-        svc.run(free_play.autoplay, game_id, "forever")
+        svc.run(free_play.autoplay, game_id, "forever", **mine(game_id))
     with pytest.raises(Conflict) as illegal:
-        svc.run(free_play.make_move, game_id, {"action": "play"})
+        svc.run(free_play.make_move, game_id, {"action": "play"}, **mine(game_id))
     assert illegal.value.code == "illegal_move" and illegal.value.extra["legal"] == []
     with svc.uow() as uow:
         count = len(uow.session.scalars(select(FreePlayGame.id)).all())
@@ -133,7 +143,24 @@ def test_purge_removes_only_games_untouched_for_the_age(svc: Svc, db_url: str) -
     assert result.exit_code == 0, result.output
     assert "1 free-play game(s) removed" in result.output
     with pytest.raises(NotFound):
-        svc.run(free_play.get_game, old, None)
-    assert svc.run(free_play.get_game, recent, None)["id"] == recent
+        svc.run(free_play.get_game, old, None, **mine(old))
+    assert svc.run(free_play.get_game, recent, None, **mine(recent))["id"] == recent
     with pytest.raises(Invalid):
         svc.run(free_play.purge_games, timedelta(0))
+
+
+def test_a_game_is_its_owners_alone(svc: Svc) -> None:
+    """Issue 10 point 11: without the game token, or with another game's, a game does not
+    exist; its owner plays on."""
+    game_id, other = new(svc), new(svc, seed="other")
+    for token in (None, "", TOKENS[other], TOKENS[game_id] + "x"):
+        for use_case, args in (
+            (free_play.get_game, ()),
+            (free_play.autoplay, ("end",)),
+            (free_play.make_move, ({"action": "play"},)),
+        ):
+            with pytest.raises(NotFound) as caught:
+                svc.run(use_case, game_id, *args, token=token)
+            assert caught.value.code == "game_not_found"
+    assert row(svc, game_id).version == 1  # nothing was played
+    assert svc.run(free_play.get_game, game_id, **mine(game_id))["id"] == game_id

@@ -53,8 +53,9 @@ def test_fresh_install_flow(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     assert (tmp_path / "instance" / "casino.db").exists()
 
 
-def test_seed_demo_tokens_work(svc: Svc, db_url: str) -> None:
-    output = invoke("seed-demo", "--database-url", db_url).output
+def test_seed_demo_tokens_work(svc: Svc, db_url: str, tmp_path: Path) -> None:
+    kept = str(tmp_path / "demo-credentials.json")
+    output = invoke("seed-demo", "--database-url", db_url, "--credentials-file", kept).output
     operator = re.search(r"operator token:\s+(\S+)", output)
     player = re.search(r"player token:\s+(\S+)", output)
     assert operator and player

@@ -626,11 +626,16 @@ def test_token_guessing_is_rate_limited(database_url: str, world: World) -> None
         limited = response
         body = assert_problem(limited, 429, "rate_limited")
         assert limited.headers.get("Retry-After"), body
-        # Once throttled, even the right token waits: a guesser learns nothing more.
-        blocked = client.get(
+        # Only failures are refused: the right token is served (issue 10), the next guess
+        # is still refused.
+        served = client.get(
             f"/api/v1/players/{world.a_id}", headers={"Authorization": f"Bearer {world.a_token}"}
         )
-        assert blocked.status_code == 429
+        assert served.status_code == 200
+        guess = client.get(
+            f"/api/v1/players/{world.a_id}", headers={"Authorization": "Bearer guess-again"}
+        )
+        assert_problem(guess, 429, "rate_limited")
         assert snapshot(world.engine) == before
     finally:
         dispose(app)

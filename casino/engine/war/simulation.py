@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import statistics
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -110,5 +111,51 @@ def simulate(
         "rules": rules.to_dict(),
         "seed": str(seed),
         "strategies": list(strategies) if strategies else ["greedy"] * rules.seats,
+        **summary,
+    }
+
+
+def simulate_bounded(
+    variant: str,
+    options: Mapping[str, Any] | None,
+    games: int,
+    seed: str,
+    max_battles: int,
+    max_seconds: float,
+) -> dict[str, Any]:
+    """Like ``simulate`` (greedy seats), stopping early - after at least one game - once the
+    games played reach ``max_battles`` battles or ``max_seconds`` have passed.
+
+    The summary covers the games played: ``games`` of ``games_requested``, ``complete``
+    false and ``stopped_by`` (``battle_budget`` or ``time_limit``) when it stopped early.
+    Standard library only, so a worker process runs it with nothing else imported.
+    """
+    rules = build_rules(variant, options)
+    deadline = time.monotonic() + max_seconds
+    results = []
+    battles = 0
+    stopped_by: str | None = None
+    for outcome in outcomes(rules, games, seed):
+        results.append(outcome)
+        battles += outcome.battles
+        if len(results) == games:
+            break
+        if battles >= max_battles:
+            stopped_by = "battle_budget"
+            break
+        if time.monotonic() >= deadline:
+            stopped_by = "time_limit"
+            break
+    summary = summarise(rules, results)
+    return {
+        "variant": variant,
+        "options": dict(options or {}),
+        "rules": rules.to_dict(),
+        "seed": seed,
+        "strategies": ["greedy"] * rules.seats,
+        "games_requested": games,
+        "complete": stopped_by is None,
+        "stopped_by": stopped_by,
+        "limits": {"max_battles": max_battles, "max_seconds": max_seconds},
         **summary,
     }
