@@ -103,8 +103,10 @@ class RoundReturn:
 def _moments(outcomes: tuple[ReturnOutcome, ...]) -> Moments:
     totals = [Fraction(0)] * 9
     for o in outcomes:
-        u, h, v, p = o.ante_returned, o.ante_staked, o.tie_returned, o.probability
-        for i, value in enumerate((u, h, v, u * u, u * h, h * h, u * v, h * v, v * v)):
+        u, p = o.ante_returned, o.probability
+        h, v = Fraction(o.ante_staked), Fraction(o.tie_returned)
+        values: tuple[Fraction, ...] = (u, h, v, u * u, u * h, h * h, u * v, h * v, v * v)
+        for i, value in enumerate(values):
             totals[i] += p * value
     return Moments(*totals)
 
