@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from fractions import Fraction
 from typing import Any
 
@@ -168,6 +168,19 @@ def _period(
     if since is not None and until is not None and since >= until:
         raise Invalid("since must be before until", code="invalid_period")
     return since, until
+
+
+def to_instant(text: str, *, end_of_day: bool = False) -> datetime:
+    """A UTC instant from a date (``2026-11-30``) or a date-time (``2026-11-30T12:00:00Z``;
+    without an offset it is UTC). ``end_of_day``: a bare date means the end of that day, so
+    that a period ``until`` 2026-11-30 includes the 30th. ValueError when it is neither."""
+    try:
+        parsed = _utc(datetime.fromisoformat(text))
+        if end_of_day and len(text) == len("2026-11-30"):
+            parsed += timedelta(days=1)
+    except OverflowError:  # year 1 or 9999 moved off the calendar by an offset or a day
+        raise ValueError(text) from None
+    return parsed
 
 
 def _utc(value: datetime) -> datetime:
