@@ -13,7 +13,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from werkzeug.routing import BaseConverter, ValidationError
 
 import config as config_module
-from casino.api import database, docs, errors, resources, throttling
+from casino.api import database, docs, errors, reports_page, resources, throttling
 from casino.api.json_body import require_json_media_type
 from casino.api.logging_filters import install as install_log_filters
 from casino.api.openapi import CasinoApi, register_security
@@ -65,6 +65,7 @@ def build(config: str | type | None = None) -> Flask:
     register_security(api)
     resources.register(api)
     app.register_blueprint(docs.bp)
+    app.register_blueprint(reports_page.bp)
     errors.register(app)
     throttling.init_app(app)
     app.before_request(require_json_media_type)
