@@ -13,7 +13,16 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from werkzeug.routing import BaseConverter, ValidationError
 
 import config as config_module
-from casino.api import database, docs, errors, reports_page, resources, throttling
+from casino.api import (
+    database,
+    docs,
+    errors,
+    metrics,
+    observability,
+    reports_page,
+    resources,
+    throttling,
+)
 from casino.api.json_body import require_json_media_type
 from casino.api.logging_filters import install as install_log_filters
 from casino.api.openapi import CasinoApi, register_security
@@ -66,9 +75,11 @@ def build(config: str | type | None = None) -> Flask:
     resources.register(api)
     app.register_blueprint(docs.bp)
     app.register_blueprint(reports_page.bp)
+    app.register_blueprint(metrics.bp)
     errors.register(app)
     throttling.init_app(app)
     app.before_request(require_json_media_type)
+    observability.init_app(app)
     return app
 
 

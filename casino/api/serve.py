@@ -33,13 +33,19 @@ def serve(
     config: str | type | None = None,
 ) -> None:
     """Serve until interrupted. Workers default to WEB_CONCURRENCY, else 2."""
+    from casino.api.gunicorn_hooks import child_exit, on_exit, prepare_metrics_dir
+
     count = workers or int(os.environ.get("WEB_CONCURRENCY", "2"))
-    options = {
+    # Before any worker imports prometheus_client: the workers' metrics then add up.
+    prepare_metrics_dir()
+    options: dict[str, Any] = {
         "bind": f"{host}:{port}",
         "workers": count,
-        "accesslog": "-",
+        # No gunicorn access log: the app writes one JSON line per request (with its id).
         "errorlog": "-",
         # The app is built in each worker so no database connection crosses a fork.
         "preload_app": False,
+        "child_exit": child_exit,
+        "on_exit": on_exit,
     }
     _Server(options, config).run()

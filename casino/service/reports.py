@@ -160,6 +160,11 @@ def table_report(
     )
 
 
+def open_rounds(uow: UnitOfWork) -> dict[str, int]:
+    """Rounds awaiting a decision now, per currency."""
+    return store.open_rounds_by_currency(uow.session)
+
+
 def _period(
     since: datetime | None, until: datetime | None
 ) -> tuple[datetime | None, datetime | None]:

@@ -1,0 +1,159 @@
+"""Per request: a request id, the request metrics, and one JSON log line.
+
+The request id is the client's ``X-Request-Id`` when it is sane (1-128 characters of
+``A-Z a-z 0-9 . _ : / + = @ -``, not looking like a token), else a fresh UUID; it is
+returned in the response's ``X-Request-Id``. The log line goes to the ``casino.requests``
+logger (stderr, which gunicorn sends to its error log) as one JSON object:
+
+    {"ts": "2026-11-30T12:00:00.123+00:00", "level": "info", "msg": "request",
+     "request_id": "...", "method": "POST", "route": "/api/v1/rounds", "status": 201,
+     "duration_ms": 12.3, "player_id": "...", "role": "player", "code": null, "pid": 1234}
+
+``code`` is the problem document's code of a refused request. Neither the path (ids only
+through ``route``'s template) nor the query string, headers or body are logged: no token or
+seed can get in, and the log scrubber (``casino.api.logging_filters``) still runs on every
+record. ``CASINO_REQUEST_LOG=0`` turns the line off; the metrics stay.
+
+The bet path is performance-critical: per request this costs two clock reads, a few dict
+lookups, three counter writes and the log line (see ``bench/bench_observability.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import sys
+import uuid
+from datetime import UTC, datetime
+from time import perf_counter, time
+from typing import Any
+
+from flask import Flask, current_app, g, request
+from flask.wrappers import Response
+
+from casino.api import metrics
+from casino.api.errors import PROBLEM_MIMETYPE
+
+REQUEST_ID_HEADER = "X-Request-Id"
+LOGGER_NAME = "casino.requests"
+_SANE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/+=@-]{0,127}")
+_TOKEN_PREFIXES = ("pl_", "op_")
+_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+_CONVERTER = re.compile(r"<(?:[^:<>]+:)?([^<>]+)>")
+_STARTED = "_casino_started"
+
+log = logging.getLogger(LOGGER_NAME)
+_routes: dict[str, str] = {}
+
+
+class _StderrHandler(logging.StreamHandler):
+    """Writes to whatever ``sys.stderr`` is when a line is written (gunicorn's error log,
+    or a test's capture), not to the one there was at start-up."""
+
+    def __init__(self) -> None:
+        super().__init__(sys.stderr)
+
+    @property
+    def stream(self) -> Any:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, _value: Any) -> None:
+        pass
+
+
+def _install_log_handler() -> None:
+    if any(isinstance(handler, _StderrHandler) for handler in log.handlers):
+        return
+    handler = _StderrHandler()
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    log.addHandler(handler)
+    log.setLevel(logging.INFO)
+    log.propagate = False
+
+
+def init_app(app: Flask) -> None:
+    # First of the before-request functions: a refusal by any other one is timed and logged.
+    app.before_request_funcs.setdefault(None, []).insert(0, _begin)
+    app.after_request(_finish)
+    if app.config.get("REQUEST_LOG", True):
+        _install_log_handler()
+
+
+def _begin() -> None:
+    setattr(g, _STARTED, perf_counter())
+    g.request_id = _request_id()
+
+
+def _request_id() -> str:
+    given = request.headers.get(REQUEST_ID_HEADER)
+    if given is not None and _SANE_ID.fullmatch(given) and not _secret(given):
+        return given
+    return uuid.uuid4().hex
+
+
+def _secret(value: str) -> bool:
+    """Something a client should not have put there: one of our tokens, or its own."""
+    return (
+        value.startswith(_TOKEN_PREFIXES)
+        or value in request.headers.get("Authorization", "")
+        or value in current_app.config.get("CASINO_OPERATOR_TOKENS", ())
+    )
+
+
+def route_label(rule: str) -> str:
+    """``/api/v1/rounds/<uuid_str:round_id>`` -> ``/api/v1/rounds/<round_id>``."""
+    label = _routes.get(rule)
+    if label is None:
+        label = _routes[rule] = _CONVERTER.sub(r"<\1>", rule)
+    return label
+
+
+def _problem_code(response: Response) -> str:
+    try:
+        code = json.loads(response.get_data())["code"]
+    except (ValueError, KeyError, TypeError):
+        return "unknown"
+    return code if isinstance(code, str) else "unknown"
+
+
+def _finish(response: Response) -> Response:
+    started = g.get(_STARTED)
+    duration = perf_counter() - started if started is not None else 0.0
+    request_id = g.get("request_id") or _request_id()
+    response.headers[REQUEST_ID_HEADER] = request_id
+    rule = request.url_rule
+    route = metrics.UNMATCHED if rule is None else route_label(rule.rule)
+    method = request.method if request.method in _METHODS else "OTHER"
+    status = response.status_code
+    metrics.requests_by(method, route, str(status)).inc()
+    metrics.latency_by(method, route).observe(duration)
+    code = None
+    if response.mimetype == PROBLEM_MIMETYPE:
+        code = _problem_code(response)
+        metrics.refused_by(code).inc()
+    metrics.count_round(response)
+    if current_app.config.get("REQUEST_LOG", True) and log.isEnabledFor(logging.INFO):
+        principal = g.get("principal")
+        log.info(
+            json.dumps(
+                {
+                    "ts": datetime.fromtimestamp(time(), UTC).isoformat(timespec="milliseconds"),
+                    "level": "info",
+                    "msg": "request",
+                    "request_id": request_id,
+                    "method": method,
+                    "route": route,
+                    "status": status,
+                    "duration_ms": round(duration * 1000, 3),
+                    "player_id": None if principal is None else principal.player_id,
+                    "role": None if principal is None else principal.role,
+                    "code": code,
+                    "pid": os.getpid(),
+                },
+                separators=(",", ":"),
+            )
+        )
+    return response
