@@ -123,8 +123,9 @@ def noting(kind: str, dump: Callable[[T], dict[str, Any]]) -> Callable[[T], dict
     return dump_and_note
 
 
-def count_round(response: Response) -> None:
-    noted = g.pop(_ROUND_KEY, None)
+def count_round(response: Response, ctx: Any = None) -> None:
+    """Count the round noted by ``noting``, if any; ``ctx``: the request's ``g`` if at hand."""
+    noted = (g if ctx is None else ctx).pop(_ROUND_KEY, None)
     if noted is None or response.status_code >= 300 or "Idempotent-Replayed" in response.headers:
         return
     kind, body = noted

@@ -1,9 +1,10 @@
 """Per request: a request id, the request metrics, and one JSON log line.
 
 The request id is the client's ``X-Request-Id`` when it is sane (1-128 characters of
-``A-Z a-z 0-9 . _ : / + = @ -``, not looking like a token), else a fresh UUID; it is
-returned in the response's ``X-Request-Id``. The log line goes to the ``casino.requests``
-logger (stderr, which gunicorn sends to its error log) as one JSON object:
+``A-Z a-z 0-9 . _ : / + = @ -``, not looking like a token), else a new one (32 hex digits:
+a random prefix per process and a counter); it is returned in the response's
+``X-Request-Id``. The log line goes to the ``casino.requests`` logger (stderr, which
+gunicorn sends to its error log) as one JSON object:
 
     {"ts": "2026-11-30T12:00:00.123Z", "level": "info", "msg": "request",
      "request_id": "...", "method": "POST", "route": "/api/v1/rounds", "status": 201,
@@ -25,6 +26,8 @@ import logging
 import os
 import re
 import sys
+from collections.abc import Iterator
+from itertools import count
 from time import gmtime, perf_counter, strftime, time
 from typing import Any
 
@@ -86,11 +89,24 @@ def _begin() -> None:
     setattr(g, _STARTED, perf_counter())
 
 
+# Made ids: a random prefix per process and a counter (no system call per request); the
+# prefix is drawn again in a forked worker.
+_ids: tuple[int, str, Iterator[int]] = (-1, "", count())
+
+
+def _new_id() -> str:
+    global _ids
+    pid, prefix, counter = _ids
+    if pid != os.getpid():
+        pid, prefix, counter = _ids = (os.getpid(), os.urandom(8).hex(), count(1))
+    return f"{prefix}{next(counter):016x}"
+
+
 def _request_id(req: Request) -> str:
     given = req.headers.get(REQUEST_ID_HEADER)
     if given is not None and _SANE_ID.fullmatch(given) and not _secret(req, given):
         return given
-    return os.urandom(16).hex()
+    return _new_id()
 
 
 def _secret(req: Request, value: str) -> bool:
@@ -155,7 +171,7 @@ def _finish(response: Response) -> Response:
     if response.headers.get("Content-Type", "").startswith(PROBLEM_MIMETYPE):
         code = _problem_code(response)
         metrics.refused_by(code).inc()
-    metrics.count_round(response)
+    metrics.count_round(response, ctx)
     if current_app.config.get("REQUEST_LOG", True) and log.isEnabledFor(logging.INFO):
         principal = getattr(ctx, "principal", None)
         if principal is None:
