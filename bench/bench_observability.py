@@ -96,10 +96,13 @@ def _hooks_us(app: Any, kind: str) -> float:
 
 
 def measure() -> None:
+    with tempfile.TemporaryDirectory(prefix="casino-bench-obs-") as workdir:
+        _measure(f"sqlite:///{Path(workdir) / 'casino.db'}")
+
+
+def _measure(url: str) -> None:
     from harness import pg
 
-    workdir = Path(tempfile.mkdtemp(prefix="casino-bench-obs-"))
-    url = f"sqlite:///{workdir / 'casino.db'}"
     pg.migrate(url)
     logging_on = _app(url, request_log=True)
     logging_off = _app(url, request_log=False)
