@@ -24,6 +24,21 @@ def _split_tokens(raw: str | None) -> list[str]:
     return [token.strip() for token in (raw or "").split(",") if token.strip()]
 
 
+def _networks(raw: str) -> tuple[Any, ...]:
+    """``127.0.0.1, 10.0.0.0/8`` -> IP networks; a malformed entry stops the start-up."""
+    from ipaddress import ip_network
+
+    networks = []
+    for entry in (part.strip() for part in raw.split(",")):
+        if not entry:
+            continue
+        try:
+            networks.append(ip_network(entry, strict=False))
+        except ValueError:
+            raise ConfigError(f"CASINO_METRICS_ALLOW: not an address or range: {entry!r}") from None
+    return tuple(networks)
+
+
 def _database_url(environ: Mapping[str, str]) -> str:
     """The data layer's reading of the environment: DATABASE_URL (driver made explicit) or
     the development SQLite file instance/casino.db."""
@@ -130,6 +145,10 @@ class BaseConfig:
     DATABASE_IDLE_IN_TRANSACTION_TIMEOUT = 60.0
 
     LOG_LEVEL = "INFO"
+    # One JSON line per request on stderr (casino.api.observability).
+    REQUEST_LOG = True
+    # Addresses (IPs, CIDR ranges) that may scrape /metrics without an operator token.
+    METRICS_ALLOW: tuple[Any, ...] = ()
 
     # Ed25519 key that signs ledger checkpoints (casino.ledger.checkpoints), and the public
     # keys of earlier signing keys whose checkpoints the audit still trusts.
@@ -170,6 +189,15 @@ class BaseConfig:
             settings["CLIENT_BODY_TIMEOUT"] = float(environ["CASINO_CLIENT_BODY_TIMEOUT"])
         if environ.get("LOG_LEVEL"):
             settings["LOG_LEVEL"] = environ["LOG_LEVEL"].upper()
+        if environ.get("CASINO_REQUEST_LOG", "").strip():
+            settings["REQUEST_LOG"] = environ["CASINO_REQUEST_LOG"].strip().lower() not in (
+                "0",
+                "false",
+                "no",
+                "off",
+            )
+        if environ.get("CASINO_METRICS_ALLOW", "").strip():
+            settings["METRICS_ALLOW"] = _networks(environ["CASINO_METRICS_ALLOW"])
         return settings
 
 

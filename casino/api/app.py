@@ -13,7 +13,18 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from werkzeug.routing import BaseConverter, ValidationError
 
 import config as config_module
-from casino.api import converters, database, docs, errors, resources, security_headers, throttling
+from casino.api import (
+    converters,
+    database,
+    docs,
+    errors,
+    metrics,
+    observability,
+    reports_page,
+    resources,
+    security_headers,
+    throttling,
+)
 from casino.api.json_body import require_json_media_type
 from casino.api.logging_filters import install as install_log_filters
 from casino.api.openapi import CasinoApi, register_security
@@ -70,12 +81,15 @@ def build(config: str | type | None = None) -> Flask:
     register_security(api)
     resources.register(api)
     app.register_blueprint(docs.bp)
+    app.register_blueprint(reports_page.bp)
+    app.register_blueprint(metrics.bp)
     errors.register(app)
     # Registered before throttling: after_request functions run last-registered first, so
     # these headers also reach a response the throttle replaced.
     security_headers.init_app(app)
     throttling.init_app(app)
     app.before_request(require_json_media_type)
+    observability.init_app(app)
     return app
 
 

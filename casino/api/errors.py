@@ -126,6 +126,7 @@ _RAISED_CODES = (
     "seed_rotation_in_progress",
     "invalid_status",
     "invalid_duration",
+    "invalid_period",
     "invalid_idempotency_key",
     "idempotency_key_reused",
     "request_in_progress",

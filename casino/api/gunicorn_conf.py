@@ -31,6 +31,13 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from casino.api.gunicorn_hooks import child_exit, on_exit, prepare_metrics_dir
+
+# Before the app (and prometheus_client) is imported: the workers' metrics then add up;
+# ``child_exit`` and ``on_exit`` keep the multiprocess directory right.
+prepare_metrics_dir()
+__all__ = ["child_exit", "on_exit"]
+
 bind = os.environ.get("GUNICORN_BIND") or f"0.0.0.0:{os.environ.get('PORT', '8000')}"
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
 worker_class = "gthread"
@@ -74,6 +81,8 @@ _NAMES = (
     "control_socket",
     "control_socket_disable",
     "post_worker_init",
+    "child_exit",
+    "on_exit",
 )
 
 

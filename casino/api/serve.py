@@ -10,6 +10,8 @@ from typing import Any
 from flask import Flask
 from gunicorn.app.base import BaseApplication
 
+from casino.api.gunicorn_hooks import on_exit as metrics_on_exit
+
 
 class _Server(BaseApplication):
     def __init__(self, options: dict[str, Any], config: str | type | None) -> None:
@@ -43,7 +45,8 @@ class _Sealer:
                 [sys.executable, "-c", command, "seal", "--every", every, "--while-parent", parent]
             )
 
-    def stop(self, _server: Any) -> None:
+    def stop(self, server: Any) -> None:
+        metrics_on_exit(server)  # what gunicorn_conf's own on_exit does
         if self.process is not None:
             self.process.terminate()
             try:
@@ -71,7 +74,7 @@ def serve(
         **gunicorn_conf.settings(),
         "bind": f"{host}:{port}",
         "workers": count,
-        "accesslog": "-",
+        # No gunicorn access log: the app writes one JSON line per request (with its id).
         "errorlog": "-",
         "on_starting": sealer.start,
         "on_exit": sealer.stop,

@@ -194,17 +194,35 @@ def _signing_settings() -> tuple[str | None, list[str]]:
 
 @click.command("audit")
 @_db_option
-def audit(url: str | None) -> None:
+@click.option("--json", "as_json", is_flag=True, help="The checks as one JSON document.")
+@click.option(
+    "--since",
+    default=None,
+    help="Replay only rounds started since: 2026-11-30, 2026-11-30T12:00Z or 24h (ago). "
+    "The books are checked whole.",
+)
+def audit(url: str | None, as_json: bool, since: str | None) -> None:
     """Check every invariant of the ledger (docs/ledger.md), its wallet chains and signed
     checkpoints, and replay every round; exit 1 on any mismatch."""
+    import json
+
+    from casino.cli.report_cmds import parse_instant
     from casino.ledger.audit import format_report
     from casino.service.audit import run_audit
     from casino.service.sealing import trusted_keys
 
     key, others = _signing_settings()
+    rounds_since = None if since is None else parse_instant(since)
     with _unit_of_work(url) as uow:
-        report = run_audit(uow, trusted_keys(key, others))
-    click.echo(format_report(report))
+        report = run_audit(uow, trusted_keys(key, others), rounds_since=rounds_since)
+    if as_json:
+        document = {
+            "rounds_since": None if rounds_since is None else rounds_since.isoformat(),
+            **report.to_dict(),
+        }
+        click.echo(json.dumps(document, indent=2))
+    else:
+        click.echo(format_report(report))
     if not report.ok:
         sys.exit(1)
 

@@ -33,6 +33,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from casino.engine.casino_war import Decision, RoundStatus, TableRules, replay_round
@@ -107,7 +108,7 @@ class Books:
     checkpoints: list[Checkpoint]
     rounds: Iterable[RoundRowForAudit]
     open_stakes: dict[str, int] = field(default_factory=dict)  # currency -> antes in play
-    rounds_complete: bool = True  # False when ``rounds`` is only the recent ones
+    rounds_since: datetime | None = None  # ``rounds`` holds only those started since then
     orphan_postings: list[int] = field(default_factory=list)  # tx ids with no transaction
 
 
@@ -533,10 +534,13 @@ def _check_rounds(books: Books, workers: int) -> CheckResult:
         money = _money_mismatch(row, by_round.pop(row.id, []), kinds)
         if money:
             problems.add(f"round {row.id}: {money}")
-    if books.rounds_complete:
+    if books.rounds_since is None:
         for round_id in by_round:
             problems.add(f"transactions refer to missing round {round_id}")
-    return problems.result("rounds_replay", f"{replayed} rounds re-dealt and replayed, all match")
+        which = f"{replayed} rounds"
+    else:
+        which = f"{replayed} rounds (started since {books.rounds_since.isoformat()})"
+    return problems.result("rounds_replay", f"{which} re-dealt and replayed, all match")
 
 
 def audit_books(

@@ -104,7 +104,7 @@ def read_books(session: Session, *, rounds_since: datetime | None = None) -> Boo
         transactions=transactions,
         checkpoints=checkpoints,
         rounds=_rounds(session, rounds_since),
-        rounds_complete=rounds_since is None,
+        rounds_since=rounds_since,
         orphan_postings=sorted(postings),
     )
 

@@ -9,6 +9,7 @@ from casino.api.resources import (
     health,
     ledger,
     players,
+    reports,
     rounds,
     seeds,
     tables,
@@ -24,6 +25,7 @@ BLUEPRINTS = (
     rounds.blp,
     free_play.blp,
     ledger.blp,
+    reports.blp,
 )
 
 

@@ -8,7 +8,7 @@ from flask.views import MethodView
 from flask.wrappers import Response
 from marshmallow import RAISE
 
-from casino.api import idempotency
+from casino.api import idempotency, metrics
 from casino.api.auth import (
     OPERATOR,
     PLAYER,
@@ -52,7 +52,7 @@ class Rounds(MethodView):
         player_id = acting_player_id()
         return idempotency.respond(
             201,
-            round_body,
+            metrics.noting(metrics.BET, round_body),
             lambda uow: round_service.place_bet(
                 uow, player_id, data["table_id"], data["ante"], data["tie_bet"]
             ),
@@ -104,7 +104,7 @@ class RoundDecision(MethodView):
         principal = current_principal()
         return idempotency.respond(
             200,
-            round_body,
+            metrics.noting(metrics.DECISION, round_body),
             lambda uow: round_service.decide(
                 uow,
                 round_id,

@@ -1,0 +1,389 @@
+"""Operators' table reports: handle, wins, GGR, hold and observed RTP against the theoretical
+RTP of the rules played, per table and UTC day, with the 95 % band that says whether a
+deviation is chance.
+
+Definitions (amounts in minor units, per table, currency and day a round was settled):
+
+* handle = ante + raise + tie bet; wins = everything returned to players, stakes included;
+  GGR = handle - wins; hold = GGR / handle; observed RTP = wins / handle = 1 - hold.
+* The theoretical RTP is E[wins] / E[handle] for the bets actually placed, from the exact
+  distribution of a round under each round's own rules snapshot
+  (``casino.engine.rtp_band``); it depends on how ties were decided, so the share of ties
+  that went to war in the same period is taken as the players' strategy.
+* The band is the theoretical RTP +/- 1.96 standard deviations of the observed RTP; a figure
+  outside it is flagged. A fair table is flagged about one period in twenty per figure by
+  chance; a flag that persists, or one far outside, is worth a look.
+* Three slices are reported: all bets, the ante game alone (ante and raise) and the tie bet
+  alone; with the ties' war / surrender shares. Only totals per round are used, never how a
+  payout is split between ante and raise.
+
+Rounds still awaiting a decision are not in the figures (they have not been settled); each
+table reports how many of the period's rounds are still open.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from fractions import Fraction
+from typing import Any
+
+from casino.engine.casino_war import TableRules
+from casino.engine.odds import theoretical_rtp
+from casino.engine.rtp_band import Z_95, RoundReturn, RtpBand, StakeSums, round_return, rtp_band
+from casino.service.common import check_currency
+from casino.service.errors import Invalid
+from casino.store import reports as store
+from casino.store.reports import SettledGroup
+from casino.store.uow import UnitOfWork
+
+CONFIDENCE = 0.95
+_DEFAULTS = TableRules()
+#: (decks, tie pays, war tie bonus): the rules that set a round's odds
+OddsKey = tuple[int, int, bool]
+
+
+@dataclass(frozen=True)
+class BetFigures:
+    """One slice of the bets (all, ante game, tie bet) over a period."""
+
+    rounds: int
+    handle: int
+    wins: int
+    ggr: int
+    hold: float | None
+    observed_rtp: float | None
+    theoretical_rtp: float | None
+    theoretical_rtp_exact: str | None
+    std_dev: float | None
+    band_low: float | None
+    band_high: float | None
+    z_score: float | None
+    outside_band: bool
+
+
+@dataclass(frozen=True)
+class DecisionShares:
+    ties: int
+    war: int
+    surrender: int
+    war_share: float | None
+    surrender_share: float | None
+
+
+@dataclass(frozen=True)
+class PeriodFigures:
+    """A table's figures over one day, or over the whole period (``day`` None)."""
+
+    day: date | None
+    rounds: int
+    all_bets: BetFigures
+    ante_game: BetFigures
+    tie_bet: BetFigures
+    decisions: DecisionShares
+
+    @property
+    def flagged(self) -> bool:
+        return any(s.outside_band for s in (self.all_bets, self.ante_game, self.tie_bet))
+
+
+@dataclass(frozen=True)
+class RulesOdds:
+    """One set of odds-setting rules played at a table, with its exact RTPs per unit of the
+    initial bet (``war``: always going to war; ``surrender``: always surrendering)."""
+
+    decks: int
+    tie_pays: int
+    war_tie_bonus: bool
+    rounds: int
+    rtp: dict[str, Fraction]
+
+
+@dataclass(frozen=True)
+class TableReport:
+    table_id: str
+    currency: str
+    rules: list[RulesOdds]
+    open_rounds: int
+    total: PeriodFigures
+    days: list[PeriodFigures]
+
+    @property
+    def flagged(self) -> bool:
+        return self.total.flagged or any(day.flagged for day in self.days)
+
+
+@dataclass(frozen=True)
+class TablesReport:
+    since: datetime | None
+    until: datetime | None
+    currency: str | None
+    generated_at: datetime
+    tables: list[TableReport] = field(default_factory=list)
+    confidence: float = CONFIDENCE
+
+
+# --- the use case ---------------------------------------------------------------------------
+
+
+def table_report(
+    uow: UnitOfWork,
+    *,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    currency: str | None = None,
+) -> TablesReport:
+    """Figures of every table with rounds settled in [since, until) (UTC), per day."""
+    since, until = _period(since, until)
+    if currency is not None:
+        check_currency(currency)
+    session = uow.session
+    groups = store.settled_groups(session, since=since, until=until, currency=currency)
+    open_rounds = store.open_rounds_by_table(session, since=since, until=until, currency=currency)
+    by_table: dict[tuple[str, str], list[SettledGroup]] = defaultdict(list)
+    for group in groups:
+        by_table[(group.table_id, group.currency)].append(group)
+    for key in open_rounds:
+        by_table.setdefault(key, [])
+    tables = [
+        _table(table_id, table_currency, by_table[(table_id, table_currency)], open_rounds)
+        for table_id, table_currency in sorted(by_table)
+    ]
+    return TablesReport(
+        since=since,
+        until=until,
+        currency=currency,
+        generated_at=datetime.now(UTC),
+        tables=tables,
+    )
+
+
+def open_rounds(uow: UnitOfWork) -> dict[str, int]:
+    """Rounds awaiting a decision now, per currency."""
+    return store.open_rounds_by_currency(uow.session)
+
+
+def _period(
+    since: datetime | None, until: datetime | None
+) -> tuple[datetime | None, datetime | None]:
+    since = None if since is None else _utc(since)
+    until = None if until is None else _utc(until)
+    if since is not None and until is not None and since >= until:
+        raise Invalid("since must be before until", code="invalid_period")
+    return since, until
+
+
+def to_instant(text: str, *, end_of_day: bool = False) -> datetime:
+    """A UTC instant from a date (``2026-11-30``) or a date-time (``2026-11-30T12:00:00Z``;
+    without an offset it is UTC). ``end_of_day``: a bare date means the end of that day, so
+    that a period ``until`` 2026-11-30 includes the 30th. ValueError when it is neither."""
+    try:
+        parsed = _utc(datetime.fromisoformat(text))
+        if end_of_day and len(text) == len("2026-11-30"):
+            parsed += timedelta(days=1)
+    except OverflowError:  # year 1 or 9999 moved off the calendar by an offset or a day
+        raise ValueError(text) from None
+    return parsed
+
+
+def _utc(value: datetime) -> datetime:
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def _table(
+    table_id: str,
+    currency: str,
+    groups: list[SettledGroup],
+    open_rounds: dict[tuple[str, str], int],
+) -> TableReport:
+    by_day: dict[date, list[SettledGroup]] = defaultdict(list)
+    for group in groups:
+        by_day[group.day].append(group)
+    rounds_per_rules: dict[OddsKey, int] = defaultdict(int)
+    for group in groups:
+        rounds_per_rules[_odds_key(group)] += group.rounds
+    rules = [
+        RulesOdds(
+            decks=key[0],
+            tie_pays=key[1],
+            war_tie_bonus=key[2],
+            rounds=count,
+            rtp=theoretical_rtp(TableRules(decks=key[0], tie_pays=key[1], war_tie_bonus=key[2])),
+        )
+        for key, count in sorted(rounds_per_rules.items())
+    ]
+    return TableReport(
+        table_id=table_id,
+        currency=currency,
+        rules=rules,
+        open_rounds=open_rounds.get((table_id, currency), 0),
+        total=period_figures(None, groups),
+        days=[period_figures(day, by_day[day]) for day in sorted(by_day)],
+    )
+
+
+def _odds_key(group: SettledGroup) -> OddsKey:
+    return (
+        _DEFAULTS.decks if group.decks is None else group.decks,
+        _DEFAULTS.tie_pays if group.tie_pays is None else group.tie_pays,
+        _DEFAULTS.war_tie_bonus if group.war_tie_bonus is None else group.war_tie_bonus,
+    )
+
+
+# --- figures --------------------------------------------------------------------------------
+
+
+def period_figures(day: date | None, groups: Iterable[SettledGroup]) -> PeriodFigures:
+    """The three slices and the decisions of a set of settled-round groups."""
+    groups = list(groups)
+    ties = sum(g.ties for g in groups)
+    wars = sum(g.wars for g in groups)
+    # No tie in the period: the strategy cannot be seen and barely matters; assume war.
+    war_share = Fraction(wars, ties) if ties else Fraction(1)
+    sums: dict[OddsKey, StakeSums] = defaultdict(StakeSums)
+    for g in groups:
+        sums[_odds_key(g)] += StakeSums.of(g.ante, g.tie_bet, g.rounds)
+    models = {key: round_return(*key, war_share) for key in sums}
+
+    def parts(slice_of: Callable[[StakeSums], StakeSums]) -> list[tuple[RoundReturn, StakeSums]]:
+        return [(models[key], slice_of(s)) for key, s in sums.items()]
+
+    rounds = sum(g.rounds for g in groups)
+    antes = sum(g.ante * g.rounds for g in groups)
+    tie_bets = sum(g.tie_bet * g.rounds for g in groups)
+    raised = sum(g.raised for g in groups)
+    ante_paid = sum(g.ante_paid for g in groups)
+    tie_paid = sum(g.tie_bet_paid for g in groups)
+    return PeriodFigures(
+        day=day,
+        rounds=rounds,
+        all_bets=_figures(
+            rounds, antes + raised + tie_bets, ante_paid + tie_paid, rtp_band(parts(_whole))
+        ),
+        ante_game=_figures(rounds, antes + raised, ante_paid, rtp_band(parts(StakeSums.ante_only))),
+        tie_bet=_figures(
+            sum(g.rounds for g in groups if g.tie_bet),
+            tie_bets,
+            tie_paid,
+            rtp_band(parts(StakeSums.tie_bet_only)),
+        ),
+        decisions=DecisionShares(
+            ties=ties,
+            war=wars,
+            surrender=ties - wars,
+            war_share=wars / ties if ties else None,
+            surrender_share=(ties - wars) / ties if ties else None,
+        ),
+    )
+
+
+def _whole(sums: StakeSums) -> StakeSums:
+    return sums
+
+
+def _figures(rounds: int, handle: int, wins: int, band: RtpBand | None) -> BetFigures:
+    observed = Fraction(wins, handle) if handle else None
+    inside = band is None or observed is None or band.contains(observed)
+    z = None if band is None or observed is None else band.z_score(observed)
+    return BetFigures(
+        rounds=rounds,
+        handle=handle,
+        wins=wins,
+        ggr=handle - wins,
+        hold=None if observed is None else float(1 - observed),
+        observed_rtp=None if observed is None else float(observed),
+        theoretical_rtp=None if band is None else float(band.expected_rtp),
+        theoretical_rtp_exact=None if band is None else _exact(band.expected_rtp),
+        std_dev=None if band is None else float(band.std_dev),
+        band_low=None if band is None else float(band.low),
+        band_high=None if band is None else float(band.high),
+        z_score=None if z is None else float(z),
+        outside_band=not inside,
+    )
+
+
+def _exact(value: Fraction) -> str:
+    return f"{value.numerator}/{value.denominator}"
+
+
+# --- JSON -----------------------------------------------------------------------------------
+
+
+def _iso(value: datetime | None) -> str | None:
+    return None if value is None else value.isoformat()
+
+
+def figures_json(figures: BetFigures) -> dict[str, Any]:
+    return {
+        "rounds": figures.rounds,
+        "handle": figures.handle,
+        "wins": figures.wins,
+        "ggr": figures.ggr,
+        "hold": figures.hold,
+        "observed_rtp": figures.observed_rtp,
+        "theoretical_rtp": figures.theoretical_rtp,
+        "theoretical_rtp_exact": figures.theoretical_rtp_exact,
+        "std_dev": figures.std_dev,
+        "band_low": figures.band_low,
+        "band_high": figures.band_high,
+        "z_score": figures.z_score,
+        "outside_band": figures.outside_band,
+    }
+
+
+def period_json(period: PeriodFigures) -> dict[str, Any]:
+    d = period.decisions
+    data: dict[str, Any] = {} if period.day is None else {"day": period.day.isoformat()}
+    data.update(
+        rounds=period.rounds,
+        all_bets=figures_json(period.all_bets),
+        ante_game=figures_json(period.ante_game),
+        tie_bet=figures_json(period.tie_bet),
+        decisions={
+            "ties": d.ties,
+            "war": d.war,
+            "surrender": d.surrender,
+            "war_share": d.war_share,
+            "surrender_share": d.surrender_share,
+        },
+        flagged=period.flagged,
+    )
+    return data
+
+
+def report_json(report: TablesReport) -> dict[str, Any]:
+    """The report as JSON-ready data: the API's body and ``casino report --json``."""
+    return {
+        "since": _iso(report.since),
+        "until": _iso(report.until),
+        "currency": report.currency,
+        "confidence": report.confidence,
+        "z": float(Z_95),
+        "generated_at": _iso(report.generated_at),
+        "tables": [
+            {
+                "table_id": table.table_id,
+                "currency": table.currency,
+                "rules": [
+                    {
+                        "decks": r.decks,
+                        "tie_pays": r.tie_pays,
+                        "war_tie_bonus": r.war_tie_bonus,
+                        "rounds": r.rounds,
+                        "rtp": {
+                            name: {"value": float(value), "exact": _exact(value)}
+                            for name, value in r.rtp.items()
+                        },
+                    }
+                    for r in table.rules
+                ],
+                "open_rounds": table.open_rounds,
+                "flagged": table.flagged,
+                "total": period_json(table.total),
+                "days": [period_json(day) for day in table.days],
+            }
+            for table in report.tables
+        ],
+    }
