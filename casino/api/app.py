@@ -13,7 +13,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from werkzeug.routing import BaseConverter, ValidationError
 
 import config as config_module
-from casino.api import database, docs, errors, resources, throttling
+from casino.api import cors, database, docs, errors, resources, throttling
 from casino.api.json_body import require_json_media_type
 from casino.api.logging_filters import install as install_log_filters
 from casino.api.openapi import CasinoApi, register_security
@@ -67,6 +67,7 @@ def build(config: str | type | None = None) -> Flask:
     app.register_blueprint(docs.bp)
     errors.register(app)
     throttling.init_app(app)
+    cors.init_app(app)
     app.before_request(require_json_media_type)
     return app
 

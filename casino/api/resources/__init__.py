@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from flask_smorest import Api
 
-from casino.api.resources import free_play, health, players, rounds, seeds, tables, wallets
+from casino.api.resources import (
+    free_play,
+    game_sessions,
+    health,
+    players,
+    rounds,
+    seeds,
+    tables,
+    wallets,
+)
 
 BLUEPRINTS = (
     health.blp,
@@ -14,6 +23,7 @@ BLUEPRINTS = (
     tables.blp,
     rounds.blp,
     free_play.blp,
+    game_sessions.blp,
 )
 
 
