@@ -255,6 +255,12 @@ class SimulationLimitsSchema(ma.Schema):
     max_seconds = ma.fields.Float()
 
 
+class LengthBinSchema(ma.Schema):
+    low = ma.fields.Integer(metadata={"description": "Fewest battles in the bin"})
+    high = ma.fields.Integer(metadata={"description": "Most battles in the bin"})
+    games = ma.fields.Integer()
+
+
 class SimulationSchema(ma.Schema):
     variant = ma.fields.String()
     options = ma.fields.Dict()
@@ -277,3 +283,10 @@ class SimulationSchema(ma.Schema):
     unfinished = ma.fields.Integer(metadata={"description": "Cycles plus battle-cap stops"})
     endings = ma.fields.Dict(keys=ma.fields.String(), values=ma.fields.Integer())
     battle_cap = ma.fields.Integer()
+    length_histogram = ma.fields.List(
+        ma.fields.Nested(LengthBinSchema),
+        metadata={
+            "description": "Games by length: bins of one width from the shortest game to the "
+            "longest, empty bins included"
+        },
+    )

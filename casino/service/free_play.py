@@ -32,7 +32,7 @@ from casino.engine.war import (
     new_game,
     variant_catalogue,
 )
-from casino.engine.war.simulation import outcomes, summarise
+from casino.engine.war.simulation import length_histogram, outcomes, summarise
 from casino.service.errors import Conflict, Invalid, NotFound
 from casino.service.uow import UnitOfWork
 from casino.store.free_play_models import (
@@ -222,6 +222,7 @@ def simulate(
         "stopped_by": stopped_by,
         "limits": {"max_battles": bounds.max_battles, "max_seconds": bounds.max_seconds},
         **summary,
+        "length_histogram": length_histogram([outcome.battles for outcome in results]),
     }
 
 
