@@ -13,6 +13,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from werkzeug.routing import BaseConverter, ValidationError
 
 import config as config_module
+from casino import web
 from casino.api import cors, database, docs, errors, resources, throttling
 from casino.api.json_body import require_json_media_type
 from casino.api.logging_filters import install as install_log_filters
@@ -65,6 +66,7 @@ def build(config: str | type | None = None) -> Flask:
     register_security(api)
     resources.register(api)
     app.register_blueprint(docs.bp)
+    web.init_app(app)
     errors.register(app)
     throttling.init_app(app)
     cors.init_app(app)

@@ -86,7 +86,7 @@ def summarise(rules: WarRules, results: Sequence[Outcome]) -> dict[str, Any]:
     }
 
 
-def length_histogram(battles: Sequence[int], bins: int = 24) -> list[dict[str, int]]:
+def length_histogram(battles: Sequence[int], bins: int = 40) -> list[dict[str, int]]:
     """Games by length in battles: at most about ``bins`` bins of one "nice" width (1, 2 or
     5 times a power of ten), ``low`` to ``high`` inclusive, every bin between the shortest
     and the longest game present (empty ones with 0), so the bins can be drawn as they come."""

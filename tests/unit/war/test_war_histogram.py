@@ -28,7 +28,7 @@ def test_histogram_properties(battles: list[int]) -> None:
     assert len(widths) == 1 and next(iter(widths)) in {
         step * 10**k for k in range(6) for step in (1, 2, 5)
     }
-    assert len(bins) <= 25
+    assert len(bins) <= 41
     assert bins[0]["low"] <= min(battles) <= bins[0]["high"]
     assert bins[-1]["low"] <= max(battles) <= bins[-1]["high"]
     assert all(a["high"] + 1 == b["low"] for a, b in pairwise(bins))
