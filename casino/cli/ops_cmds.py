@@ -76,9 +76,13 @@ def db_upgrade(url: str | None, revision: str) -> None:
 def seed_demo(url: str | None) -> None:
     """Create the demo tables, an operator token and a funded demo player; print them."""
     from casino.service.demo import seed_demo as run_seed
+    from casino.service.game_sessions import create_session, launch_url
+    from casino.store.models import utcnow
 
     with _unit_of_work(url) as uow:
         data = run_seed(uow)
+        # The launch an operator's back end would make: the table opens in a browser.
+        game, game_token = create_session(uow, data["player"]["id"], utcnow(), table_id="classic")
         uow.commit()
     player = data["player"]
     wallet = data["wallet"]
@@ -101,6 +105,11 @@ def seed_demo(url: str | None) -> None:
         f" -H 'Authorization: Bearer {data['operator_token']}'"
     )
     click.echo(f"  docs: {base}/docs")
+    click.echo()
+    site = "http://127.0.0.1:8000"
+    click.echo(f"play at the table (game session until {game.expires_at:%Y-%m-%d %H:%M} UTC):")
+    click.echo(f"  {site}{launch_url(game_token, game.table_id)}")
+    click.echo(f"free-play War: {site}/play/free/")
 
 
 @click.command("create-operator-token")

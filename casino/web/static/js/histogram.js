@@ -27,7 +27,7 @@ export function histogram(bins, { median, mean, title = "Games by length" } = {}
   const low = bins[0].low;
   const high = bins[bins.length - 1].high + 1;
   const x = (battles) => M.left + ((battles - low) / (high - low)) * plotW;
-  const yTicks = ticks(Math.max(...bins.map((b) => b.games), 1), 4);
+  const yTicks = ticks(Math.max(...bins.map((b) => b.games), 1), 5);
   const top = yTicks[yTicks.length - 1] || 1;
   const y = (games) => M.top + plotH - (games / top) * plotH;
   const total = bins.reduce((sum, b) => sum + b.games, 0);

@@ -546,7 +546,7 @@ function renderRecall(round) {
   const f = round.fairness;
   const cardsRow = (label, codes) =>
     h("div", { class: "recall-cards" }, h("span", { class: "who" }, label),
-      h("div", { class: "card-row" }, codes.map((c) => cardElement(c, { size: "small" }))));
+      h("div", { class: "card-row" }, codes.map((c) => cardElement(c, { size: "tiny" }))));
   const decision = round.decision
     ? `${round.decision.action === "war" ? "Went to war" : "Surrendered"} (decided by ${round.decision.decided_by})`
     : round.status === "awaiting_decision" ? "Waiting for a decision" : "No tie: settled at once";
@@ -554,10 +554,11 @@ function renderRecall(round) {
     el.recall,
     h("p", { class: "recall-head" },
       h("strong", {}, `Round #${f.nonce}`), ` · table ${round.table_id} · ${timeText(round.created_at)}`),
-    cardsRow("You", [round.player_card]),
-    cardsRow("Dealer", [round.dealer_card]),
-    round.war ? cardsRow("Burnt", round.war.burns) : null,
-    round.war ? cardsRow("War", [round.war.player_card, round.war.dealer_card]) : null,
+    h("div", { class: "recall-deal" },
+      cardsRow("You", [round.player_card]),
+      cardsRow("Dealer", [round.dealer_card]),
+      round.war ? cardsRow("Burnt", round.war.burns) : null,
+      round.war ? cardsRow("War (you, dealer)", [round.war.player_card, round.war.dealer_card]) : null),
     h("p", {}, decision),
     h("table", { class: "payouts compact", "aria-label": "Bets and payouts of this round" },
       h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Bet"), h("th", { scope: "col" }, "Stake"),
@@ -657,7 +658,7 @@ async function verifySelected() {
       return;
     }
     const result = await verifyRound(round);
-    const dealt = h("div", { class: "card-row" }, result.cards.slice(0, result.shown.length).map((c) => cardElement(c, { size: "small" })));
+    const dealt = h("div", { class: "card-row" }, result.cards.slice(0, result.shown.length).map((c) => cardElement(c, { size: "tiny" })));
     if (result.ok) {
       showVerifyResult(true,
         h("p", {}, h("strong", {}, `Verified round #${round.fairness.nonce}. `),
