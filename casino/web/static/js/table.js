@@ -86,7 +86,7 @@ async function load() {
   const client = state.client;
   const session = await client.get("/api/v1/sessions/current");
   state.playerId = session.player_id;
-  el.sessionInfo.textContent = `Session until ${timeText(session.expires_at)}`;
+  el.sessionInfo.textContent = `Session until ${timeText(session.expires_at, { seconds: false })}`;
   el.sessionInfo.title = `Game session ${session.id}`;
   const wanted = new URLSearchParams(location.search).get("table") || session.table_id;
   const tableId = wanted || (await firstActiveTable());
