@@ -39,7 +39,7 @@ CHROMIUM_FLAGS = (
     "--lang=en-US",
 )
 OPERATOR_TOKEN = "browser-operator-token-0123456789"
-WAIT_SECONDS = 15
+WAIT_SECONDS = 30
 
 
 def missing_browser() -> str | None:

@@ -34,6 +34,10 @@ const SENTENCES = {
   internal_error: "Something went wrong on the server.",
 };
 
+// Codes whose detail tells the player more than the sentence (which clash, which moves);
+// other details speak in minor units and field names, which the sentence already covers.
+const KEEP_DETAIL = new Set(["invalid_rules", "illegal_move", "internal_error"]);
+
 export function describeProblem(problem) {
   if (!problem) return "Something went wrong.";
   const sentence = SENTENCES[problem.code];
@@ -45,7 +49,7 @@ export function describeProblem(problem) {
       ([field, messages]) => `${field}: ${[].concat(messages).flat().join(" ")}`,
     );
     parts.push(`Some values are not valid (${fields.join("; ")}).`);
-  } else if (detail && (!sentence || !sameMeaning(sentence, detail))) {
+  } else if (detail && (!sentence || KEEP_DETAIL.has(problem.code))) {
     parts.push(capitalise(detail.endsWith(".") ? detail : `${detail}.`));
   }
   if (!parts.length) parts.push(problem.title || "Something went wrong.");
@@ -58,11 +62,6 @@ export function describeError(error) {
     return "The connection to the game service was lost. Check your network and try again.";
   }
   return (error && error.message) || "Something went wrong.";
-}
-
-function sameMeaning(a, b) {
-  const words = (text) => text.toLowerCase().replace(/[^a-z ]/g, "");
-  return words(a).includes(words(b));
 }
 
 function capitalise(text) {
