@@ -35,7 +35,8 @@ def test_every_asset_a_page_names_is_served(app: Flask) -> None:
     types = {".js": "javascript", ".css": "text/css", ".svg": "image/svg+xml"}
     named: set[str] = set()
     for name in PAGES.values():
-        named |= set(re.findall(r'(?:src|href)="(/play/assets/[^"]+)"', (STATIC / name).read_text()))
+        page = (STATIC / name).read_text()
+        named |= set(re.findall(r'(?:src|href)="(/play/assets/[^"]+)"', page))
     # ES modules import their siblings: those are needed too.
     for module in (STATIC / "js").glob("*.js"):
         for imported in re.findall(r'from "\./([\w-]+\.js)"', module.read_text()):
