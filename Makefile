@@ -30,7 +30,7 @@ PG_LOCAL_URL := postgresql+psycopg://postgres@127.0.0.1:5432/postgres
 test: install
 	@if [ -z "$$CASINO_TEST_POSTGRES_URL" ] && pg_isready -h 127.0.0.1 -p 5432 -q 2>/dev/null; then \
 	  export CASINO_TEST_POSTGRES_URL=$(PG_LOCAL_URL); fi; \
-	$(BIN)/pytest -n 2 -q
+	$(BIN)/pytest -n 2 --dist loadgroup -q
 
 test-fast: install
 	$(BIN)/pytest -q -m "not slow and not postgres" tests/unit

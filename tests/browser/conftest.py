@@ -40,8 +40,16 @@ def browser_ready() -> None:
     pytest.skip(reason)
 
 
+# One xdist worker per database (make test runs --dist loadgroup): one server and one
+# Chromium each, instead of both on every worker.
 @pytest.fixture(
-    scope="session", params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
+    scope="session",
+    params=[
+        pytest.param("sqlite", marks=pytest.mark.xdist_group("browser-sqlite")),
+        pytest.param(
+            "postgres", marks=[pytest.mark.postgres, pytest.mark.xdist_group("browser-postgres")]
+        ),
+    ],
 )
 def server(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, browser_ready: None

@@ -16,6 +16,7 @@ from typing import Any
 
 import requests
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.ui import WebDriverWait
@@ -66,7 +67,14 @@ def start_chromium(profile: Path, width: int = 1280, height: int = 900) -> WebDr
 
 
 def wait_for(driver: WebDriver, condition: Callable[[WebDriver], Any], message: str) -> Any:
-    return WebDriverWait(driver, WAIT_SECONDS, poll_frequency=0.05).until(condition, message)
+    # The pages re-render as they play: an element found a moment ago may be gone; look again.
+    waiting = WebDriverWait(
+        driver,
+        WAIT_SECONDS,
+        poll_frequency=0.05,
+        ignored_exceptions=(StaleElementReferenceException,),
+    )
+    return waiting.until(condition, message)
 
 
 def console_errors(driver: WebDriver) -> list[str]:

@@ -93,4 +93,23 @@ def test_the_choices_of_a_variant_with_decisions(server: Server, browser: WebDri
     by_id(browser, "to-end").click()
     wait_for(browser, visible("result"), "the game did not end")
     assert not by_id(browser, "decision").is_displayed()
+
+    # Steal War: the winner of a battle chooses which won card lies on top of its pile.
+    open_page(browser, server, "steal")
+    by_id(browser, "seed").clear()
+    by_id(browser, "seed").send_keys("abc")
+    by_id(browser, "new-game").click()
+    wait_for(browser, enabled("autoplay"), "no game dealt")
+    by_id(browser, "autoplay").click()
+    wait_for(browser, visible("decision"), "no choice offered")
+    assert "on top of your pile" in by_id(browser, "decision").text
+    choices = browser.find_elements(By.CSS_SELECTOR, "#decision button")
+    assert len(choices) >= 2 and all(c.text.startswith("Put ") for c in choices)
+    top = choices[-1].text.removeprefix("Put ").removesuffix(" on top")
+    choices[-1].click()
+    wait_for(
+        browser,
+        lambda d: f"(top {top})" in d.find_element(By.CSS_SELECTOR, "#seats .seat.human").text,
+        "the chosen card is not on top of the pile",
+    )
     assert_no_console_errors(browser)

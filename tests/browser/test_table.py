@@ -160,6 +160,11 @@ def test_a_game_session_at_the_table(server: Server, browser: WebDriver) -> None
     assert_balance_is_the_wallet(browser, server, player_id)
     wait_for(browser, lambda d: "Balance €" in by_id(d, "announcer").text, "nothing announced")
 
+    # Real buttons named by their words (the decision pair shows on a tie, below).
+    for element_id, name in (("deal", "Deal"), ("rotate", "Rotate seed"), ("verify", "Verify")):
+        assert by_id(browser, element_id).tag_name == "button"
+        assert by_id(browser, element_id).accessible_name == name
+
     # Round 2: a tie, with a 1.00 tie bet; surrendered from the keyboard.
     by_id(browser, "spot-tie").click()
     chip(browser, "Add €1.00").click()
@@ -168,6 +173,9 @@ def test_a_game_session_at_the_table(server: Server, browser: WebDriver) -> None
     by_id(browser, "deal").click()
     wait_for(browser, enabled("surrender"), "no decision offered on a tie")
     assert by_id(browser, "war").is_displayed() and not by_id(browser, "deal").is_displayed()
+    for element_id, name in (("surrender", "Surrender"), ("war", "Go to war")):
+        assert by_id(browser, element_id).tag_name == "button"
+        assert by_id(browser, element_id).accessible_name == name
     assert "Tie" in by_id(browser, "decision-note").text
     assert "Choose: surrender or go to war" in by_id(browser, "announcer").text
     # Focus moved to the decision: Enter decides.
