@@ -99,6 +99,20 @@ def full_page_screenshot(driver: WebDriver, path: Path, width: int) -> None:
     path.write_bytes(base64.b64decode(shot["data"]))
 
 
+def assert_fits(driver: WebDriver, width: int) -> None:
+    """At ``width`` CSS pixels (a phone) nothing is wider than the screen."""
+    metrics = {"width": width, "height": 800, "deviceScaleFactor": 1, "mobile": True}
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)  # type: ignore[attr-defined]
+    try:
+        wait_for(driver, lambda d: d.execute_script("return innerWidth") == width, "no resize")
+        overflow = driver.execute_script(
+            "return document.documentElement.scrollWidth - document.documentElement.clientWidth"
+        )
+        assert overflow <= 0, f"{overflow}px wider than a {width} px screen"
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})  # type: ignore[attr-defined]
+
+
 def screenshot_dir() -> Path | None:
     """``make screenshots`` sets CASINO_SCREENSHOTS_DIR; other runs leave the docs alone."""
     value = os.environ.get("CASINO_SCREENSHOTS_DIR")

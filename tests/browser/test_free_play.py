@@ -8,7 +8,7 @@ from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.ui import Select
 
 from .conftest import Server, assert_no_console_errors
-from .helpers import full_page_screenshot, screenshot_dir, wait_for
+from .helpers import assert_fits, full_page_screenshot, screenshot_dir, wait_for
 from .test_table import by_id, enabled, visible
 
 
@@ -70,6 +70,7 @@ def test_a_game_against_the_computer_to_the_end(server: Server, browser: WebDriv
     assert f"{games}\nGAMES" in stats and "MEDIAN BATTLES" in stats
     if (folder := screenshot_dir()) is not None:
         full_page_screenshot(browser, folder / "free-play.png", 1280)
+    assert_fits(browser, 375)
     assert_no_console_errors(browser)
 
 

@@ -17,6 +17,7 @@ from casino.engine.casino_war import CasinoWarDeal
 from .conftest import Server, assert_no_console_errors
 from .helpers import (
     active_server_seed,
+    assert_fits,
     find_client_seed,
     full_page_screenshot,
     screenshot_dir,
@@ -225,20 +226,9 @@ def test_a_game_session_at_the_table(server: Server, browser: WebDriver) -> None
     assert_balance_is_the_wallet(browser, server, player_id)
 
     # Readable at 375 px: nothing wider than the screen.
-    browser.execute_cdp_cmd(  # type: ignore[attr-defined]
-        "Emulation.setDeviceMetricsOverride",
-        {"width": 375, "height": 800, "deviceScaleFactor": 1, "mobile": True},
-    )
-    try:
-        wait_for(browser, lambda d: d.execute_script("return innerWidth") == 375, "no resize")
-        overflow = browser.execute_script(
-            "return document.documentElement.scrollWidth - document.documentElement.clientWidth"
-        )
-        assert overflow <= 0
-        if (folder := screenshot_dir()) is not None:
-            full_page_screenshot(browser, folder / "table-375.png", 375)
-    finally:
-        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})  # type: ignore[attr-defined]
+    assert_fits(browser, 375)
+    if (folder := screenshot_dir()) is not None:
+        full_page_screenshot(browser, folder / "table-375.png", 375)
 
     # Fairness: rotate the seed, recall the war round, verify it in the browser.
     by_id(browser, "rotate").click()
