@@ -27,6 +27,8 @@ OPERATOR_PREFIX = "op_"
 PLAYER_PREFIX = "pl_"
 #: Game session tokens (the launch flow): a player's credential for a limited time.
 GAME_SESSION_PREFIX = "gs_"
+#: The one failed authentication told apart: the client should ask for a new launch.
+SESSION_EXPIRED = "session_expired"
 #: A player's ``Principal.subject`` (the idempotency caller) is this followed by its id.
 PLAYER_SUBJECT_PREFIX = "player:"
 MAX_TOKEN_LENGTH = 512
@@ -109,9 +111,6 @@ def _game_session(uow: UnitOfWork, digest: str, now: datetime) -> Principal:
     player = PLAYER_SUBJECT_PREFIX + found.player_id
     return Principal("player", found.player_id, player, session_id=found.id)
 
-
-#: The one failed authentication told apart: the client should ask for a new launch.
-SESSION_EXPIRED = "session_expired"
 
 _PLAYER_BY_TOKEN = "SELECT id FROM players WHERE token_hash = %(digest)s"
 
