@@ -91,7 +91,7 @@ def chip(driver: WebDriver, label: str) -> WebElement:
 def settled_round(driver: WebDriver, rounds_before: int) -> None:
     """Wait until the page shows the outcome of a new round."""
     wait_for(driver, enabled("deal"), "the round did not settle")
-    wait_for(driver, visible("outcome"), "no outcome shown")
+    wait_for(driver, visible("payouts"), "no outcome shown")
     wait_for(
         driver,
         lambda d: len(d.find_elements(By.CSS_SELECTOR, "#history li")) == rounds_before + 1,

@@ -358,7 +358,10 @@ function showIdle() {
   state.round = null;
   renderCards(null);
   show(el.warZone, false);
-  show(el.outcome, false);
+  el.headline.textContent = "Place your bets, then press Deal.";
+  el.headline.className = "headline";
+  show(el.payouts, false);
+  show(el.outcome, true);
   show(el.decisionNote, false);
   show(el.deal, true);
   show(el.surrender, false);
@@ -472,6 +475,7 @@ function renderOutcome(round) {
   replace(el.payouts.tBodies[0], payoutRows(round));
   el.net.textContent = signedMoney(round.net, round.currency);
   el.net.className = round.net > 0 ? "win" : round.net < 0 ? "lose" : "";
+  show(el.payouts, true);
   show(el.outcome, true);
 }
 
