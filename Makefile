@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test test-fast bench soak lint migrate seed clean
+.PHONY: install run test test-fast bench soak lint migrate seed clean screenshots
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -30,10 +30,15 @@ PG_LOCAL_URL := postgresql+psycopg://postgres@127.0.0.1:5432/postgres
 test: install
 	@if [ -z "$$CASINO_TEST_POSTGRES_URL" ] && pg_isready -h 127.0.0.1 -p 5432 -q 2>/dev/null; then \
 	  export CASINO_TEST_POSTGRES_URL=$(PG_LOCAL_URL); fi; \
-	$(BIN)/pytest -n 2 -q
+	$(BIN)/pytest -n 2 --dist loadgroup -q
 
 test-fast: install
 	$(BIN)/pytest -q -m "not slow and not postgres" tests/unit
+
+# The README's screenshots, taken by the browser tests (SQLite) in Debian's headless Chromium.
+screenshots: install
+	CASINO_REQUIRE_BROWSER=1 CASINO_SCREENSHOTS_DIR=$(CURDIR)/docs/screenshots $(BIN)/pytest -q -p no:cacheprovider \
+	  -m "not postgres" tests/browser/test_table.py tests/browser/test_free_play.py
 
 bench: install
 	$(BIN)/python -m bench

@@ -8,10 +8,12 @@ no side effects and tests can build apps with different environments in one proc
 from __future__ import annotations
 
 import os
+import re
 import secrets
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
+from urllib.parse import urlsplit
 
 MIB = 1024 * 1024
 
@@ -37,6 +39,32 @@ def _networks(raw: str) -> tuple[Any, ...]:
         except ValueError:
             raise ConfigError(f"CASINO_METRICS_ALLOW: not an address or range: {entry!r}") from None
     return tuple(networks)
+def parse_origins(raw: str | None) -> list[str]:
+    """``CASINO_CORS_ORIGINS``: comma-separated origins (``scheme://host[:port]``), exact.
+
+    Anything else (a path, a wildcard, a pattern) stops the app: an allow-list that matches
+    more than its author meant is worse than none.
+    """
+    origins = []
+    for item in _split_tokens(raw):
+        parts = urlsplit(item)
+        if (
+            parts.scheme not in ("http", "https")
+            or not parts.hostname
+            or parts.path not in ("", "/")
+            or parts.query
+            or parts.fragment
+            or parts.username is not None
+            or not _ORIGIN_HOST.fullmatch(parts.netloc)
+        ):
+            raise ConfigError(
+                f"CASINO_CORS_ORIGINS: {item!r} is not an origin (scheme://host[:port])"
+            )
+        origins.append(f"{parts.scheme}://{parts.netloc.lower()}")
+    return origins
+
+
+_ORIGIN_HOST = re.compile(r"(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?")
 
 
 def _database_url(environ: Mapping[str, str]) -> str:
@@ -118,6 +146,8 @@ class BaseConfig:
 
     DATABASE_URL: str | None = None
     CASINO_OPERATOR_TOKENS: list[str] = []
+    # Browser origins allowed to call the API (CORS); none by default.
+    CASINO_CORS_ORIGINS: list[str] = []
 
     # Throttling of failed authentications (token guessing). Counter store, a ``limits``
     # storage URI: memory:// per process, redis://... (or REDIS_URL) to share the count
@@ -172,6 +202,8 @@ class BaseConfig:
             settings["DATABASE_URL"] = _database_url(environ)
         if "CASINO_OPERATOR_TOKENS" in environ:
             settings["CASINO_OPERATOR_TOKENS"] = _split_tokens(environ["CASINO_OPERATOR_TOKENS"])
+        if "CASINO_CORS_ORIGINS" in environ:
+            settings["CASINO_CORS_ORIGINS"] = parse_origins(environ["CASINO_CORS_ORIGINS"])
         if environ.get("RATELIMIT_STORAGE_URI"):
             settings["RATELIMIT_STORAGE_URI"] = environ["RATELIMIT_STORAGE_URI"]
         elif environ.get("REDIS_URL"):

@@ -13,8 +13,10 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from werkzeug.routing import BaseConverter, ValidationError
 
 import config as config_module
+from casino import web
 from casino.api import (
     converters,
+    cors,
     database,
     docs,
     errors,
@@ -83,11 +85,13 @@ def build(config: str | type | None = None) -> Flask:
     app.register_blueprint(docs.bp)
     app.register_blueprint(reports_page.bp)
     app.register_blueprint(metrics.bp)
+    web.init_app(app)
     errors.register(app)
     # Registered before throttling: after_request functions run last-registered first, so
     # these headers also reach a response the throttle replaced.
     security_headers.init_app(app)
     throttling.init_app(app)
+    cors.init_app(app)
     app.before_request(require_json_media_type)
     observability.init_app(app)
     return app

@@ -14,6 +14,7 @@ from typing import Any, Literal, TypeVar, cast
 
 from flask import current_app, g, request
 
+from casino.api import clock
 from casino.api.database import request_uow, retry_on_disconnect
 from casino.api.idempotency_key import request_key
 from casino.api.openapi import ROLES_EXTENSION, SECURITY_SCHEME, add_doc, error_responses
@@ -54,10 +55,15 @@ def authenticate_request() -> Principal:
         # Authentication is each request's first database statement.
         principal = retry_on_disconnect(
             lambda: service_auth.authenticate(
-                request_uow(), token, operator_tokens, idempotency_key=key
+                request_uow(), token, operator_tokens, idempotency_key=key, now=clock.now()
             )
         )
-    except Unauthenticated:
+    except Unauthenticated as error:
+        if error.code == service_auth.SESSION_EXPIRED:
+            # Only the holder of a once valid token learns this: it should ask for a relaunch.
+            raise Unauthenticated(
+                "The game session has expired.", code=service_auth.SESSION_EXPIRED
+            ) from None
         # One code for every failed authentication: no hint about which part was wrong.
         raise Unauthenticated("The bearer token is not valid.") from None
     g.principal = principal

@@ -6,9 +6,9 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from flask import Flask, current_app, g
-from sqlalchemy.exc import DBAPIError
 
 from casino.store.database import Database
+from casino.store.errors import DBAPIError
 from casino.store.session import DatabaseTimeouts
 from casino.store.uow import UnitOfWork
 

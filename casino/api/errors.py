@@ -16,11 +16,11 @@ from typing import Any
 
 from flask import Flask, current_app, json
 from flask.wrappers import Response
-from sqlalchemy import exc as sa_exc
 from werkzeug.exceptions import HTTPException, default_exceptions
 
 from casino.engine import errors as engine_errors
 from casino.service import errors as service_errors
+from casino.store import errors as db_errors
 from casino.store.read_only import refused_as_read_only
 
 log = logging.getLogger(__name__)
@@ -288,7 +288,7 @@ def _rate_limit_headers(error: HTTPException) -> dict[str, str]:
     return {"Retry-After": str(seconds)}
 
 
-def handle_database_unavailable(error: sa_exc.SQLAlchemyError) -> Response:
+def handle_database_unavailable(error: db_errors.SQLAlchemyError) -> Response:
     log.warning("database unavailable: %s", type(error).__name__)
     return problem(
         503,
@@ -298,7 +298,7 @@ def handle_database_unavailable(error: sa_exc.SQLAlchemyError) -> Response:
     )
 
 
-def handle_integrity_error(error: sa_exc.IntegrityError) -> Response:
+def handle_integrity_error(error: db_errors.IntegrityError) -> Response:
     # A constraint refused a write that raced another request (the service layer handles
     # the expected races itself); the transaction was rolled back and nothing changed.
     log.warning("integrity error reached the API: %s", type(error.orig).__name__)
@@ -312,18 +312,18 @@ def handle_unexpected(error: Exception) -> Response:
     return problem(500, "internal_error", "The server could not complete the request.")
 
 
-def _is_unavailable(error: sa_exc.DBAPIError) -> bool:
+def _is_unavailable(error: db_errors.DBAPIError) -> bool:
     return (
         bool(error.connection_invalidated)
-        or isinstance(error, sa_exc.OperationalError)
+        or isinstance(error, db_errors.OperationalError)
         or refused_as_read_only(error)  # a standby, or writes frozen: retry later
     )
 
 
-def handle_dbapi_error(error: sa_exc.DBAPIError) -> Response:
+def handle_dbapi_error(error: db_errors.DBAPIError) -> Response:
     if _is_unavailable(error):
         return handle_database_unavailable(error)
-    if isinstance(error, sa_exc.IntegrityError):
+    if isinstance(error, db_errors.IntegrityError):
         return handle_integrity_error(error)
     return handle_unexpected(error)
 
@@ -334,7 +334,7 @@ def register(app: Flask) -> None:
     app.register_error_handler(service_errors.ServiceError, handle_service_error)
     app.register_error_handler(engine_errors.EngineError, handle_engine_error)
     app.register_error_handler(HTTPException, handle_http_exception)
-    app.register_error_handler(sa_exc.DBAPIError, handle_dbapi_error)
-    app.register_error_handler(sa_exc.DisconnectionError, handle_database_unavailable)
-    app.register_error_handler(sa_exc.TimeoutError, handle_database_unavailable)
+    app.register_error_handler(db_errors.DBAPIError, handle_dbapi_error)
+    app.register_error_handler(db_errors.DisconnectionError, handle_database_unavailable)
+    app.register_error_handler(db_errors.PoolTimeout, handle_database_unavailable)
     app.register_error_handler(Exception, handle_unexpected)

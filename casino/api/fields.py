@@ -24,7 +24,7 @@ class Pattern(validate.Regexp):
 
     def __init__(self, regex: str, *, error: str | None = None) -> None:
         if not (regex.startswith("^") and regex.endswith("$")) or "\\Z" in regex:
-            raise ValueError(f"a pattern is spelled ^...$ for both dialects: {regex!r}")
+            raise ValueError(f"a pattern is spelled ^...$ for both regex flavours: {regex!r}")
         self.whole: re.Pattern[str] = re.compile(regex)
         super().__init__(self.whole, error=error)
 

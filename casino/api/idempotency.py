@@ -17,7 +17,6 @@ from typing import Any, TypeVar, cast
 import marshmallow as ma
 from flask import current_app, g, request
 from flask.wrappers import Response
-from sqlalchemy.exc import IntegrityError
 
 from casino.api.auth import current_principal
 from casino.api.database import request_uow
@@ -27,6 +26,7 @@ from casino.api.json_body import request_json
 from casino.api.openapi import IDEMPOTENT_REPLAYED, add_doc, error_responses
 from casino.service import idempotency as service_idempotency
 from casino.service.views import StoredResponse
+from casino.store.errors import IntegrityError
 from casino.store.uow import UnitOfWork
 
 F = TypeVar("F", bound=Callable[..., Any])

@@ -48,12 +48,12 @@ from prometheus_client import (
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import Collector
-from sqlalchemy.exc import SQLAlchemyError
 
 from casino.api.auth import OPERATOR, authenticate_request
 from casino.api.resources._uow import read
 from casino.service.errors import Forbidden
 from casino.service.reports import open_rounds
+from casino.store.errors import SQLAlchemyError
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

@@ -213,7 +213,9 @@ def register_security(api: Api) -> None:
             "scheme": "bearer",
             "description": (
                 "Operator tokens (CASINO_OPERATOR_TOKENS or `casino create-operator-token`) "
-                "or the player token returned once by POST /players."
+                "or the player token returned once by POST /players, "
+                "or a game session's token (POST /players/{id}/sessions: the player's own "
+                "routes only, until it expires)."
             ),
         },
     )

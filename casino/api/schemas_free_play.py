@@ -269,6 +269,12 @@ class SimulationLimitsSchema(ResponseSchema):
     max_seconds = ma.fields.Float()
 
 
+class LengthBinSchema(ResponseSchema):
+    low = ma.fields.Integer(metadata={"description": "Fewest battles in the bin"})
+    high = ma.fields.Integer(metadata={"description": "Most battles in the bin"})
+    games = ma.fields.Integer()
+
+
 class SimulationSchema(ResponseSchema):
     id = Uuid(metadata={"description": "The simulation job (GET /free-play/simulations/{id})"})
     variant = ma.fields.String()
@@ -292,6 +298,13 @@ class SimulationSchema(ResponseSchema):
     unfinished = ma.fields.Integer(metadata={"description": "Cycles plus battle-cap stops"})
     endings = ma.fields.Dict(keys=ma.fields.String(), values=ma.fields.Integer())
     battle_cap = ma.fields.Integer()
+    length_histogram = ma.fields.List(
+        ma.fields.Nested(LengthBinSchema),
+        metadata={
+            "description": "Games by length: bins of one width from the shortest game to the "
+            "longest, empty bins included"
+        },
+    )
 
 
 SIMULATION_STATUSES = ("running", "done", "failed")

@@ -12,15 +12,14 @@ import json
 import os
 from pathlib import Path
 
-from sqlalchemy.engine import make_url
-
 from casino.service.demo import DemoTokens
+from casino.store import printable_url
 
 DEFAULT_PATH = Path("instance") / "demo-credentials.json"
 
 
 def _key(database_url: str) -> str:
-    return make_url(database_url).render_as_string(hide_password=True)
+    return printable_url(database_url)
 
 
 def _entries(path: Path) -> dict[str, dict[str, str]]:

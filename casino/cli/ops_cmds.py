@@ -89,11 +89,15 @@ def seed_demo(url: str | None, credentials_file: Path | None) -> None:
     from casino.cli import demo_credentials
     from casino.service.demo import DemoTokens
     from casino.service.demo import seed_demo as run_seed
+    from casino.service.game_sessions import create_session, launch_url
+    from casino.store.types import utcnow
 
     target = _url(url)
     path = credentials_file or demo_credentials.DEFAULT_PATH
     with _unit_of_work(target) as uow:
         data = run_seed(uow, demo_credentials.load(path, target))
+        # The launch an operator's back end would make: the table opens in a browser.
+        game, game_token = create_session(uow, data["player"]["id"], utcnow(), table_id="classic")
         uow.commit()
     issued = DemoTokens(data["operator_token"], data["player"]["token"])
     demo_credentials.save(path, target, issued)
@@ -118,6 +122,11 @@ def seed_demo(url: str | None, credentials_file: Path | None) -> None:
         f" -H 'Authorization: Bearer {data['operator_token']}'"
     )
     click.echo(f"  docs: {base}/docs")
+    click.echo()
+    site = "http://127.0.0.1:8000"
+    click.echo(f"play at the table (game session until {game.expires_at:%Y-%m-%d %H:%M} UTC):")
+    click.echo(f"  {site}{launch_url(game_token, game.table_id)}")
+    click.echo(f"free-play War: {site}/play/free/")
 
 
 @click.command("create-operator-token")
@@ -243,11 +252,10 @@ def seal(url: str | None, every: float | None, parent: int | None) -> None:
     import os
     import time
 
-    from sqlalchemy.exc import DBAPIError
-
     from casino.ledger.checkpoints import SigningKey
     from casino.service.sealing import seal_pending
     from casino.store.database import Database
+    from casino.store.errors import DBAPIError
 
     text, _ = _signing_settings()
     if not text:

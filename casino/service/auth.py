@@ -21,6 +21,10 @@ from casino.store.uow import UnitOfWork
 
 OPERATOR_PREFIX = "op_"
 PLAYER_PREFIX = "pl_"
+#: Game session tokens (the launch flow): a player's credential for a limited time.
+GAME_SESSION_PREFIX = "gs_"
+#: The one failed authentication told apart: the client should ask for a new launch.
+SESSION_EXPIRED = "session_expired"
 #: A player's ``Principal.subject`` (the idempotency caller) is this followed by its id.
 PLAYER_SUBJECT_PREFIX = "player:"
 MAX_TOKEN_LENGTH = 512
@@ -31,6 +35,8 @@ class Principal:
     role: Literal["operator", "player"]
     player_id: str | None
     subject: str
+    #: The game session whose token authenticated the caller, if one did.
+    session_id: str | None = None
 
 
 def hash_token(token: str) -> str:
@@ -56,6 +62,7 @@ def authenticate(
     operator_tokens: Sequence[str],
     *,
     idempotency_key: str | None = None,
+    now: datetime | None = None,
 ) -> Principal:
     """The caller of ``token``. With ``idempotency_key`` (a money-moving request), a player's
     lookup also does the idempotency lock and lookup for that key on PostgreSQL, in the same
@@ -66,6 +73,8 @@ def authenticate(
     if configured is not None:
         return Principal("operator", None, f"operator:config:{hash_token(configured)[:16]}")
     digest = hash_token(token)
+    if token.startswith(GAME_SESSION_PREFIX):
+        return _game_session(uow, digest, now or utcnow())
     if token.startswith(PLAYER_PREFIX):
         if idempotency_key is not None:
             # On PostgreSQL this also takes the key's lock and looks its record up.
@@ -81,6 +90,16 @@ def authenticate(
         if operator_id is not None:
             return Principal("operator", None, f"operator:{operator_id}")
     raise Unauthenticated("a valid bearer token is required", code="invalid_token")
+
+
+def _game_session(uow: UnitOfWork, digest: str, now: datetime) -> Principal:
+    found = uow.game_sessions.find_by_token_hash(digest)
+    if found is None or found.revoked_at is not None:
+        raise Unauthenticated("a valid bearer token is required", code="invalid_token")
+    if now >= found.expires_at:
+        raise Unauthenticated("the game session has expired", code=SESSION_EXPIRED)
+    player = PLAYER_SUBJECT_PREFIX + found.player_id
+    return Principal("player", found.player_id, player, session_id=found.id)
 
 
 @dataclass(frozen=True)

@@ -25,9 +25,6 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import delete, select
-from sqlalchemy.orm.exc import StaleDataError
-
 from casino.engine.war import (
     CorruptRecord,
     IllegalMove,
@@ -39,14 +36,13 @@ from casino.engine.war import (
 )
 from casino.engine.war.simulation import simulate_bounded
 from casino.service.errors import Conflict, Invalid, NotFound
-from casino.store import simulation_jobs
+from casino.store.free_play import GameRecord, StaleGame
 from casino.store.free_play_models import (
     AWAITING_DECISION,
     FINISHED,
     IN_PROGRESS,
-    FreePlayGame,
 )
-from casino.store.models import utcnow
+from casino.store.types import utcnow
 from casino.store.uow import UnitOfWork
 
 log = logging.getLogger(__name__)
@@ -110,17 +106,14 @@ def create_game(
     game = new_game(variant, dict(options or {}), seed, specs)
     now = utcnow()
     token = GAME_TOKEN_PREFIX + secrets.token_urlsafe(32)
-    row = FreePlayGame(
-        id=str(uuid.uuid4()),
+    row = uow.free_play.add(
+        game_id=str(uuid.uuid4()),
         variant=variant,
         status=_status(game),
         state=game.to_dict(),
         created_at=now,
-        updated_at=now,
         owner_hash=_token_hash(token),
     )
-    uow.session.add(row)
-    uow.session.flush()
     return {**_view(row, game, None, None), "token": token}
 
 
@@ -166,7 +159,7 @@ def make_move(
             legal=error.legal,
             pending=[{"seat": d.seat, "kind": d.kind.value} for d in game.pending],
         ) from None
-    _store(uow, row, game)
+    row = _store(uow, row, game)
     return _view(row, game, mover, log_tail)
 
 
@@ -188,7 +181,7 @@ def autoplay(
     viewer = _viewer(game, seat)
     if not game.finished:
         game.advance(until)
-        _store(uow, row, game)
+        row = _store(uow, row, game)
     return _view(row, game, viewer, log_tail)
 
 
@@ -228,13 +221,9 @@ def check_simulation(variant: str, options: Mapping[str, Any] | None, games: int
 # ---------------------------------------------------------------- helpers
 
 
-def _require(uow: UnitOfWork, game_id: str, token: str | None, *, lock: bool) -> FreePlayGame:
+def _require(uow: UnitOfWork, game_id: str, token: str | None, *, lock: bool) -> GameRecord:
     """The game, for the bearer of its token; anyone else is told it does not exist."""
-    statement = select(FreePlayGame).where(FreePlayGame.id == game_id)
-    if lock:
-        # Ignored on SQLite, whose transactions already hold the write lock (BEGIN IMMEDIATE).
-        statement = statement.with_for_update()
-    row = uow.session.scalars(statement).one_or_none()
+    row = uow.free_play.get(game_id, lock=lock)
     if row is None or not _owns(row, token):
         raise NotFound("no such game", code="game_not_found")
     return row
@@ -244,13 +233,13 @@ def _token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-def _owns(row: FreePlayGame, token: str | None) -> bool:
+def _owns(row: GameRecord, token: str | None) -> bool:
     if row.owner_hash is None or not token:
         return False
     return hmac.compare_digest(_token_hash(token), row.owner_hash)
 
 
-def _replay(row: FreePlayGame) -> WarGame:
+def _replay(row: GameRecord) -> WarGame:
     try:
         return WarGame.from_dict(row.state)
     except CorruptRecord:
@@ -263,13 +252,12 @@ def _replay(row: FreePlayGame) -> WarGame:
         ) from None
 
 
-def _store(uow: UnitOfWork, row: FreePlayGame, game: WarGame) -> None:
-    row.state = game.to_dict()
-    row.status = _status(game)
-    row.updated_at = utcnow()
+def _store(uow: UnitOfWork, row: GameRecord, game: WarGame) -> GameRecord:
     try:
-        uow.session.flush()
-    except StaleDataError:
+        return uow.free_play.save(
+            row, state=game.to_dict(), status=_status(game), updated_at=utcnow()
+        )
+    except StaleGame:
         # Another request changed the game since it was read (only possible where the row
         # lock is not available); nothing was written.
         raise Conflict(
@@ -322,9 +310,7 @@ def _mover(game: WarGame, seat: int | None) -> int:
     )
 
 
-def _view(
-    row: FreePlayGame, game: WarGame, seat: int | None, log_tail: int | None
-) -> dict[str, Any]:
+def _view(row: GameRecord, game: WarGame, seat: int | None, log_tail: int | None) -> dict[str, Any]:
     view = game.view(_viewer(game, seat), log_tail=log_tail)
     view["status"] = _STATUS.get(view["status"], view["status"])
     return {
@@ -341,13 +327,11 @@ def purge_games(uow: UnitOfWork, older_than: timedelta) -> int:
     without a purge the table only grows."""
     if older_than <= timedelta(0):
         raise Invalid("the age must be positive", code="invalid_age")
-    cutoff = utcnow() - older_than
-    result = uow.session.execute(delete(FreePlayGame).where(FreePlayGame.updated_at < cutoff))
-    return int(result.rowcount or 0)  # type: ignore[attr-defined]
+    return uow.free_play.purge(utcnow() - older_than)
 
 
 def purge_simulations(uow: UnitOfWork, older_than: timedelta) -> int:
     """Delete simulation jobs started more than ``older_than`` ago."""
     if older_than <= timedelta(0):
         raise Invalid("the age must be positive", code="invalid_age")
-    return simulation_jobs.purge(uow.session, utcnow() - older_than)
+    return uow.simulation_jobs.purge(utcnow() - older_than)

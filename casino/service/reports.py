@@ -35,7 +35,6 @@ from casino.engine.odds import theoretical_rtp
 from casino.engine.rtp_band import Z_95, RoundReturn, RtpBand, StakeSums, round_return, rtp_band
 from casino.service.common import check_currency
 from casino.service.errors import Invalid
-from casino.store import reports as store
 from casino.store.reports import SettledGroup
 from casino.store.uow import UnitOfWork
 
@@ -139,9 +138,8 @@ def table_report(
     since, until = _period(since, until)
     if currency is not None:
         check_currency(currency)
-    session = uow.session
-    groups = store.settled_groups(session, since=since, until=until, currency=currency)
-    open_rounds = store.open_rounds_by_table(session, since=since, until=until, currency=currency)
+    groups = uow.reports.settled_groups(since=since, until=until, currency=currency)
+    open_rounds = uow.reports.open_rounds_by_table(since=since, until=until, currency=currency)
     by_table: dict[tuple[str, str], list[SettledGroup]] = defaultdict(list)
     for group in groups:
         by_table[(group.table_id, group.currency)].append(group)
@@ -162,7 +160,7 @@ def table_report(
 
 def open_rounds(uow: UnitOfWork) -> dict[str, int]:
     """Rounds awaiting a decision now, per currency."""
-    return store.open_rounds_by_currency(uow.session)
+    return uow.reports.open_rounds_by_currency()
 
 
 def _period(

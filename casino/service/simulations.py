@@ -17,7 +17,6 @@ from typing import Any
 
 from casino.service.errors import NotFound, ServiceError
 from casino.service.free_play import SimulationLimits, check_simulation
-from casino.store import simulation_jobs
 from casino.store.free_play_models import SIMULATION_FAILED, SIMULATION_RUNNING
 from casino.store.models import utcnow
 from casino.store.uow import UnitOfWork
@@ -78,8 +77,7 @@ def start(
         "seed": seed,
         "limits": {"max_battles": limits.max_battles, "max_seconds": limits.max_seconds},
     }
-    refused = simulation_jobs.take_slot(
-        uow.session,
+    refused = uow.simulation_jobs.take_slot(
         job_id=job_id,
         client_hash=client_key(client),
         request=request,
@@ -119,13 +117,13 @@ def finish(
     result: dict[str, Any] | None = None,
     error: str | None = None,
 ) -> None:
-    simulation_jobs.finish(uow.session, job_id, now=utcnow(), result=result, error=error)
+    uow.simulation_jobs.finish(job_id, now=utcnow(), result=result, error=error)
 
 
 def view(uow: UnitOfWork, job_id: str, limits: SimulationLimits, slots: Slots) -> dict[str, Any]:
     """A job as its poller sees it: status (running, done, failed), the request, and the
     result once done."""
-    job = simulation_jobs.find(uow.session, job_id)
+    job = uow.simulation_jobs.find(job_id)
     if job is None:
         raise NotFound("no such simulation", code="simulation_not_found")
     status, error = job.status, job.error

@@ -273,4 +273,22 @@ class IdempotencyRecord(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), index=True)
 
 
+class GameSession(Base):
+    """A short-lived credential an operator issues to launch the game client for a player.
+
+    Only the token's SHA-256 is stored. ``revoked_at`` is set by the operator; a session is
+    usable while neither revoked nor past ``expires_at``.
+    """
+
+    __tablename__ = "game_sessions"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id"), index=True)
+    table_id: Mapped[str | None] = mapped_column(ForeignKey("casino_tables.id"))
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+
 import casino.store.free_play_models  # noqa: E402, F401  (puts free_play_games on Base.metadata)

@@ -18,6 +18,7 @@ from sqlalchemy import Date, case, cast, func, select
 from sqlalchemy.orm import Session
 
 from casino.store.models import AWAITING_DECISION, SETTLED, Round
+from casino.store.repository import Repository
 
 
 @dataclass(frozen=True)
@@ -57,88 +58,101 @@ def _as_date(value: date | str) -> date:
     return value if isinstance(value, date) else date.fromisoformat(value)
 
 
-def settled_groups(
-    session: Session,
-    *,
-    since: datetime | None = None,
-    until: datetime | None = None,
-    currency: str | None = None,
-) -> list[SettledGroup]:
-    """Rounds settled in [since, until), optionally in one currency, summed per group."""
-    day = _day(session).label("day")
-    decks = Round.rules["decks"].as_integer().label("decks")
-    tie_pays = Round.rules["tie_pays"].as_integer().label("tie_pays")
-    bonus = Round.rules["war_tie_bonus"].as_boolean().label("war_tie_bonus")
-    keys = (Round.table_id, Round.currency, day, decks, tie_pays, bonus, Round.ante, Round.tie_bet)
-    query = (
-        select(
-            *keys,
-            func.count(),
-            func.coalesce(func.sum(Round.raise_amount), 0),
-            func.coalesce(func.sum(Round.ante_payout + Round.raise_payout), 0),
-            func.coalesce(func.sum(Round.tie_bet_payout), 0),
-            func.count(Round.decision),
-            func.coalesce(func.sum(case((Round.decision == "war", 1), else_=0)), 0),
+class ReportStore(Repository):
+    """What the operators' reports read: settled rounds grouped for exact figures."""
+
+    def settled_groups(
+        self,
+        *,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        currency: str | None = None,
+    ) -> list[SettledGroup]:
+        """Rounds settled in [since, until), optionally in one currency, summed per group."""
+        session = self.session
+        day = _day(session).label("day")
+        decks = Round.rules["decks"].as_integer().label("decks")
+        tie_pays = Round.rules["tie_pays"].as_integer().label("tie_pays")
+        bonus = Round.rules["war_tie_bonus"].as_boolean().label("war_tie_bonus")
+        keys = (
+            Round.table_id,
+            Round.currency,
+            day,
+            decks,
+            tie_pays,
+            bonus,
+            Round.ante,
+            Round.tie_bet,
         )
-        .where(Round.status == SETTLED)
-        .group_by(*keys)
-        .order_by(Round.table_id, Round.currency, day)
-    )
-    if since is not None:
-        query = query.where(Round.settled_at >= since)
-    if until is not None:
-        query = query.where(Round.settled_at < until)
-    if currency is not None:
-        query = query.where(Round.currency == currency)
-    return [
-        SettledGroup(
-            table_id=str(row[0]),
-            currency=str(row[1]),
-            day=_as_date(row[2]),
-            decks=None if row[3] is None else int(row[3]),
-            tie_pays=None if row[4] is None else int(row[4]),
-            war_tie_bonus=None if row[5] is None else bool(row[5]),
-            ante=int(row[6]),
-            tie_bet=int(row[7]),
-            rounds=int(row[8]),
-            raised=int(row[9]),
-            ante_paid=int(row[10]),
-            tie_bet_paid=int(row[11]),
-            ties=int(row[12]),
-            wars=int(row[13]),
+        query = (
+            select(
+                *keys,
+                func.count(),
+                func.coalesce(func.sum(Round.raise_amount), 0),
+                func.coalesce(func.sum(Round.ante_payout + Round.raise_payout), 0),
+                func.coalesce(func.sum(Round.tie_bet_payout), 0),
+                func.count(Round.decision),
+                func.coalesce(func.sum(case((Round.decision == "war", 1), else_=0)), 0),
+            )
+            .where(Round.status == SETTLED)
+            .group_by(*keys)
+            .order_by(Round.table_id, Round.currency, day)
         )
-        for row in session.execute(query)
-    ]
+        if since is not None:
+            query = query.where(Round.settled_at >= since)
+        if until is not None:
+            query = query.where(Round.settled_at < until)
+        if currency is not None:
+            query = query.where(Round.currency == currency)
+        return [
+            SettledGroup(
+                table_id=str(row[0]),
+                currency=str(row[1]),
+                day=_as_date(row[2]),
+                decks=None if row[3] is None else int(row[3]),
+                tie_pays=None if row[4] is None else int(row[4]),
+                war_tie_bonus=None if row[5] is None else bool(row[5]),
+                ante=int(row[6]),
+                tie_bet=int(row[7]),
+                rounds=int(row[8]),
+                raised=int(row[9]),
+                ante_paid=int(row[10]),
+                tie_bet_paid=int(row[11]),
+                ties=int(row[12]),
+                wars=int(row[13]),
+            )
+            for row in session.execute(query)
+        ]
 
+    def open_rounds_by_table(
+        self,
+        *,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        currency: str | None = None,
+    ) -> dict[tuple[str, str], int]:
+        """Rounds started in [since, until) still awaiting a decision, per (table, currency)."""
+        session = self.session
+        query = (
+            select(Round.table_id, Round.currency, func.count())
+            .where(Round.status == AWAITING_DECISION)
+            .group_by(Round.table_id, Round.currency)
+        )
+        if since is not None:
+            query = query.where(Round.created_at >= since)
+        if until is not None:
+            query = query.where(Round.created_at < until)
+        if currency is not None:
+            query = query.where(Round.currency == currency)
+        return {(str(t), str(c)): int(n) for t, c, n in session.execute(query)}
 
-def open_rounds_by_table(
-    session: Session,
-    *,
-    since: datetime | None = None,
-    until: datetime | None = None,
-    currency: str | None = None,
-) -> dict[tuple[str, str], int]:
-    """Rounds started in [since, until) still awaiting a decision, per (table, currency)."""
-    query = (
-        select(Round.table_id, Round.currency, func.count())
-        .where(Round.status == AWAITING_DECISION)
-        .group_by(Round.table_id, Round.currency)
-    )
-    if since is not None:
-        query = query.where(Round.created_at >= since)
-    if until is not None:
-        query = query.where(Round.created_at < until)
-    if currency is not None:
-        query = query.where(Round.currency == currency)
-    return {(str(t), str(c)): int(n) for t, c, n in session.execute(query)}
-
-
-def open_rounds_by_currency(session: Session) -> dict[str, int]:
-    """Rounds awaiting a decision now, per currency (the partial index on open rounds has
-    them all, so this stays cheap however many rounds were settled)."""
-    query = (
-        select(Round.currency, func.count())
-        .where(Round.status == AWAITING_DECISION)
-        .group_by(Round.currency)
-    )
-    return {str(currency): int(count) for currency, count in session.execute(query)}
+    def open_rounds_by_currency(self) -> dict[str, int]:
+        """Rounds awaiting a decision now, per currency (the partial index on open rounds has
+        them all, so this stays cheap however many rounds were settled)."""
+        session = self.session
+        query = (
+            select(Round.currency, func.count())
+            .where(Round.status == AWAITING_DECISION)
+            .group_by(Round.currency)
+        )
+        return {str(currency): int(count) for currency, count in session.execute(query)}

@@ -22,12 +22,16 @@ from casino.ledger.audit import Books
 from casino.store import books
 from casino.store import writes as pending
 from casino.store.checkpoints import CheckpointStore
+from casino.store.free_play import FreePlayStore
+from casino.store.game_sessions import GameSessionStore
 from casino.store.idempotency import IdempotencyStore
 from casino.store.ledger import LedgerStore
 from casino.store.operator_tokens import OperatorTokenStore
 from casino.store.players import PlayerStore
+from casino.store.reports import ReportStore
 from casino.store.rounds import RoundStore
 from casino.store.seeds import SeedStore
+from casino.store.simulation_jobs import SimulationJobStore
 from casino.store.tables import TableStore
 
 logger = logging.getLogger(__name__)
@@ -42,6 +46,10 @@ class UnitOfWork:
     rounds: RoundStore
     idempotency: IdempotencyStore
     checkpoints: CheckpointStore
+    game_sessions: GameSessionStore
+    free_play: FreePlayStore
+    reports: ReportStore
+    simulation_jobs: SimulationJobStore
 
     def __init__(self, session_factory: sessionmaker[Session]) -> None:
         self._factory = session_factory
@@ -75,6 +83,10 @@ class UnitOfWork:
         self.rounds = RoundStore(session, postgres, writes, self.ledger)
         self.idempotency = IdempotencyStore(session, postgres, writes)
         self.checkpoints = CheckpointStore(session, postgres)
+        self.game_sessions = GameSessionStore(session, postgres)
+        self.free_play = FreePlayStore(session, postgres)
+        self.reports = ReportStore(session, postgres)
+        self.simulation_jobs = SimulationJobStore(session, postgres)
         self._postgres = postgres
 
     def __exit__(

@@ -6,6 +6,7 @@ from flask_smorest import Api
 
 from casino.api.resources import (
     free_play,
+    game_sessions,
     health,
     ledger,
     players,
@@ -26,6 +27,7 @@ BLUEPRINTS = (
     free_play.blp,
     ledger.blp,
     reports.blp,
+    game_sessions.blp,
 )
 
 

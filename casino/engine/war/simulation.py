@@ -87,6 +87,33 @@ def summarise(rules: WarRules, results: Sequence[Outcome]) -> dict[str, Any]:
     }
 
 
+def length_histogram(battles: Sequence[int], bins: int = 40) -> list[dict[str, int]]:
+    """Games by length in battles: at most about ``bins`` bins of one "nice" width (1, 2 or
+    5 times a power of ten), ``low`` to ``high`` inclusive, every bin between the shortest
+    and the longest game present (empty ones with 0), so the bins can be drawn as they come."""
+    if not battles:
+        return []
+    lowest, highest = min(battles), max(battles)
+    width = _nice_width((highest - lowest + 1) / max(1, bins))
+    start = lowest - lowest % width
+    counts = [0] * ((highest - start) // width + 1)
+    for length in battles:
+        counts[(length - start) // width] += 1
+    return [
+        {"low": start + i * width, "high": start + (i + 1) * width - 1, "games": count}
+        for i, count in enumerate(counts)
+    ]
+
+
+def _nice_width(raw: float) -> int:
+    power = 1
+    while True:
+        for step in (1, 2, 5):
+            if step * power >= raw:
+                return step * power
+        power *= 10
+
+
 def simulate(
     variant: str,
     options: Mapping[str, Any] | None = None,
@@ -158,4 +185,5 @@ def simulate_bounded(
         "stopped_by": stopped_by,
         "limits": {"max_battles": max_battles, "max_seconds": max_seconds},
         **summary,
+        "length_histogram": length_histogram([outcome.battles for outcome in results]),
     }
