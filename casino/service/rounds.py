@@ -26,6 +26,7 @@ from casino.engine.casino_war import (
     Decision,
     RoundStatus,
     TableRules,
+    bet_outcomes,
     deal_casino_war,
 )
 from casino.engine.errors import IllegalAction
@@ -693,6 +694,13 @@ def round_view(
     decision: dict[str, Any] | None = None
     if row.decision is not None:
         decision = {"action": row.decision, "decided_by": row.decided_by or "player"}
+    bets = {"ante": int(row.ante), "tie_bet": int(row.tie_bet), "raise": int(row.raise_amount)}
+    payouts = {
+        "ante": int(row.ante_payout),
+        "tie_bet": int(row.tie_bet_payout),
+        "raise": int(row.raise_payout),
+    }
+    outcomes = bet_outcomes(bets, payouts, settled=row.status == SETTLED)
     return RoundView(
         id=row.id,
         player_id=row.player_id,
@@ -702,12 +710,8 @@ def round_view(
         dealer_card=row.dealer_card,
         war=row.war,
         decision=decision,
-        bets={"ante": int(row.ante), "tie_bet": int(row.tie_bet), "raise": int(row.raise_amount)},
-        payouts={
-            "ante": int(row.ante_payout),
-            "tie_bet": int(row.tie_bet_payout),
-            "raise": int(row.raise_payout),
-        },
+        bets=bets,
+        payouts=payouts,
         net=int(row.net),
         balance_after=int(row.balance_after),
         currency=row.currency,
@@ -721,4 +725,5 @@ def round_view(
         created_at=row.created_at,
         settled_at=row.settled_at,
         rules=dict(row.rules),
+        outcomes={name: label.value for name, label in outcomes.items()},
     )
