@@ -423,8 +423,8 @@ def _first_war(api: Api, database_url: str, seed: str) -> tuple[str, set[str], s
                 assert all(d is None or isinstance(d, int) for d in war["down"]), war
             break
     truth = WarGame.from_dict(stored_record(database_url, game["id"]))
-    assert truth.log is not None and truth.log[-1]["wars"], "no war"
-    down = {c for war in truth.log[-1]["wars"] for cards in war["down"] if cards for c in cards}
+    assert truth.log is not None and truth.log[-1].wars, "no war"
+    down = {c for war in truth.log[-1].wars for cards in war.down if cards for c in cards}
     return game["id"], down, down - seen_up
 
 
