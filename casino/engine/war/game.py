@@ -126,6 +126,11 @@ class WarGame(GameState):
         one of them; afterwards play continues to the end of the battle or the next choice."""
         self._apply(seat, move, auto=False)
 
+    def apply_recorded(self, seat: int, move: object, *, auto: bool) -> None:
+        """A move as a record holds it: ``auto`` when the proxy strategy made it for a human
+        (``advance("end")``), so replaying a record records the same moves again."""
+        self._apply(seat, move, auto=auto)
+
     def _apply(self, seat: int, move: object, *, auto: bool) -> None:
         if self.result is not None:
             raise IllegalMove("the game is over")
@@ -628,7 +633,7 @@ class WarGame(GameState):
             )
             for move in record.moves:
                 game.advance("decision")
-                game._apply(int(move["seat"]), move["move"], auto=bool(move.get("auto")))
+                game.apply_recorded(int(move["seat"]), move["move"], auto=bool(move.get("auto")))
             if record.paused or record.finished:
                 game.advance("decision")
             while game.battles < record.battles and not game.finished and not game.pending:
