@@ -112,6 +112,8 @@ def validate_client_seed(client_seed: str) -> str:
 def validate_nonce(nonce: int) -> int:
     """0 to 2**63 - 1: the nonce is a signed 64-bit column, and the spec bounds it so that
     two implementations never disagree on a nonce one of them cannot store."""
+    if type(nonce) is int and 0 <= nonce <= NONCE_MAX:  # every round: the cheap test first
+        return nonce
     if isinstance(nonce, bool) or not isinstance(nonce, int) or not 0 <= nonce <= NONCE_MAX:
         raise InvalidSeed(f"nonce must be an integer from 0 to 2**63 - 1 ({NONCE_MAX})")
     return nonce

@@ -76,7 +76,7 @@ class RoundOver:
         return {"round": self.round, "won": list(self.won), "winners": list(self.winners)}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class BattleEntry:
     """Everything one battle did. Optional members are ``None`` where the rules or the battle
     have none of them (no steals outside Steal War, no pair outside the hand of three...).
@@ -92,12 +92,12 @@ class BattleEntry:
     """
 
     battle: int
-    turned: tuple[str | None, ...]
-    wars: tuple[WarRound, ...]
-    winner: int | None
-    won: int
-    eliminated: tuple[int, ...]
-    stocks: tuple[int, ...] | None
+    turned: tuple[str | None, ...] = ()
+    wars: tuple[WarRound, ...] = ()
+    winner: int | None = None
+    won: int = 0
+    eliminated: tuple[int, ...] = ()
+    stocks: tuple[int, ...] | None = None
     round: int | None = None
     steals: tuple[Steal, ...] | None = None
     void: tuple[int, ...] | None = None
@@ -156,19 +156,20 @@ class WarRoundBuilder:
         return WarRound(tuple(self.down), tuple(self.up), tuple(self.standing))
 
 
-@dataclass(slots=True)
 class EntryBuilder:
     """A battle in progress; ``freeze`` makes its ``BattleEntry``. ``steals`` is ``None``
-    outside Steal War, ``round`` outside a match of several rounds."""
+    outside Steal War, ``round`` outside a match of several rounds.
 
-    battle: int
+    The game model writes one per battle, so it is kept cheap: members not set yet read the
+    class defaults below, and ``freeze`` hands what was set to the entry in one step."""
+
     round: int | None = None
     steals: list[Steal] | None = None
-    turned: list[str | None] = field(default_factory=list)
-    wars: list[WarRoundBuilder] = field(default_factory=list)
+    turned: list[str | None] | tuple[()] = ()
+    wars: list[WarRoundBuilder] | tuple[()] = ()
     winner: int | None = None
     won: int = 0
-    eliminated: list[int] = field(default_factory=list)
+    eliminated: list[int] | tuple[()] = ()
     void: tuple[int, ...] | None = None
     top: str | None = None
     pair_to: int | None = None
@@ -180,30 +181,46 @@ class EntryBuilder:
     round_over: RoundOver | None = None
     cycle: Cycle | None = None
 
+    def __init__(
+        self, battle: int, round: int | None = None, steals: list[Steal] | None = None
+    ) -> None:
+        self.battle = battle
+        if round is not None:
+            self.round = round
+        if steals is not None:
+            self.steals = steals
+
     def war_round(self, seats: int) -> WarRoundBuilder:
         """A new round of the war, appended."""
         built = WarRoundBuilder([None] * seats, [None] * seats)
-        self.wars.append(built)
+        if isinstance(self.wars, list):
+            self.wars.append(built)
+        else:
+            self.wars = [built]
         return built
 
+    def eliminate(self, seat: int) -> None:
+        if isinstance(self.eliminated, list):
+            self.eliminated.append(seat)
+        else:
+            self.eliminated = [seat]
+
     def freeze(self) -> BattleEntry:
-        return BattleEntry(
-            battle=self.battle,
-            turned=tuple(self.turned),
-            wars=tuple(war.freeze() for war in self.wars),
-            winner=self.winner,
-            won=self.won,
-            eliminated=tuple(self.eliminated),
-            stocks=self.stocks,
-            round=self.round,
-            steals=None if self.steals is None else tuple(self.steals),
-            void=self.void,
-            top=self.top,
-            pair_to=self.pair_to,
-            piles=self.piles,
-            aside=self.aside,
-            hands=self.hands,
-            result=self.result,
-            round_over=self.round_over,
-            cycle=self.cycle,
-        )
+        # BattleEntry's fields are this builder's members with the same names and defaults:
+        # what was set goes over as the entry's own values, the rest stays the class default.
+        values = self.__dict__.copy()
+        if "turned" in values:
+            values["turned"] = tuple(self.turned)
+        if "wars" in values:
+            values["wars"] = tuple(war.freeze() for war in self.wars)
+        if "eliminated" in values:
+            values["eliminated"] = tuple(self.eliminated)
+        if self.steals is not None:
+            values["steals"] = tuple(self.steals)
+        entry = _new_object(BattleEntry)
+        _set_attribute(entry, "__dict__", values)  # frozen: no field-by-field __setattr__
+        return entry
+
+
+_new_object = object.__new__
+_set_attribute = object.__setattr__

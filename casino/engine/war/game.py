@@ -215,7 +215,7 @@ class WarGame(GameState):
         r = self.rules
         n = r.seats
         plain = self._plain
-        logging = self.log is not None
+        logging = self.logging
         while self.result is None:
             pot: list[list[int]] = [[] for _ in range(n)]
             self.pot = pot
@@ -485,8 +485,8 @@ class WarGame(GameState):
             if rules.hand_size:
                 entry.hands = tuple(map(len, self.hands))
         self._check_end(entry)
-        if entry is not None and self.log is not None:
-            self.log.append(entry.freeze())
+        if entry is not None:
+            self.log_battle(entry)
         if self.observer is not None:
             self.observer(self)
 

@@ -72,7 +72,7 @@ def game_record(game: GameState) -> dict[str, Any]:
         "rules": game.rules.to_dict(),
         "seed": game.seed,
         "seats": [s.to_dict() for s in game.seats],
-        "log": game.log is not None,
+        "log": game.logging,
         "battle_cap": game.battle_cap,
         "moves": [dict(m, move=dict(m["move"])) for m in game.moves],
         "battles": game.battles,

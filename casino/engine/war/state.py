@@ -96,7 +96,10 @@ class GameState:
         self.round_wins = [0] * n
         self.result: GameResult | None = None
         self.moves: list[dict[str, Any]] = []
-        self.log: list[BattleEntry] | None = [] if log else None
+        # The battles played, as written; frozen into ``log`` when it is read (a game model
+        # battle costs a few microseconds, and freezing each one as it ends was a tenth).
+        self._written: list[EntryBuilder] | None = [] if log else None
+        self._log: list[BattleEntry] = []
         self.cycle_length: int | None = None
         self._pending: dict[int, Decision] = {}
         # The battle on the table: its log entry being written, the cards played per seat,
@@ -127,6 +130,26 @@ class GameState:
             self.refill_hand(s)
 
     # --- what the game shows ------------------------------------------------------------------
+
+    @property
+    def logging(self) -> bool:
+        return self._written is not None
+
+    @property
+    def log(self) -> list[BattleEntry] | None:
+        """Every battle so far, one frozen ``BattleEntry`` each (``None``: logging is off)."""
+        written = self._written
+        if written is None:
+            return None
+        log = self._log
+        for entry in written[len(log) :]:
+            log.append(entry.freeze())
+        return log
+
+    def log_battle(self, entry: EntryBuilder) -> None:
+        """A battle is over: its entry joins the log (nothing changes it any more)."""
+        if self._written is not None:
+            self._written.append(entry)
 
     @property
     def finished(self) -> bool:
@@ -201,4 +224,4 @@ class GameState:
         """A seat is out of the battle for want of cards (logged)."""
         self.gone.add(seat)
         if self.entry is not None:
-            self.entry.eliminated.append(seat)
+            self.entry.eliminate(seat)

@@ -57,9 +57,9 @@ def steal_moves(targets: list[int], *, choose_piles: bool = True) -> tuple[Move,
     return tuple(moves)
 
 
-def wanted_piles(move: Move | None, targets: list[int]) -> list[int]:
+def wanted_piles(move: Move, targets: list[int]) -> list[int]:
     """The piles a steal move aims at (none for a play)."""
-    if move is None or move.get("action") != "steal":
+    if move.get("action") != "steal":
         return []
     chosen = move.get("from")
     return list(targets) if chosen is None else [t for t in targets if t in chosen]
@@ -95,8 +95,10 @@ def commit(
                     showing = [rank[up[c]] for c in committed]
                     requests.append(_decision(game, s, looked[s], targets[s], pot, showing, rnd))
         answers = (yield requests) if requests else {}
-        wanted = {s: wanted_piles(answers.get(s), targets.get(s, [])) for s in remaining}
-        thieves = [s for s in remaining if wanted[s]]
+        wanted: dict[int, list[int]] = {}
+        if answers:
+            wanted = {s: wanted_piles(answers[s], targets[s]) for s in remaining if s in answers}
+        thieves = [s for s in remaining if wanted.get(s)]
         players = [s for s in remaining if s not in thieves]
         if game.rules.protect_own_pile:
             for s in players:

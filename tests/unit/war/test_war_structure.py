@@ -14,7 +14,7 @@ from war_positions import game_with, rules_of
 
 import casino.engine.war as war_package
 from casino.engine.war import new_game
-from casino.engine.war.entries import BattleEntry, Steal, WarRound
+from casino.engine.war.entries import BattleEntry, EntryBuilder, Steal, WarRound
 
 WAR = Path(war_package.__file__).resolve().parent
 PREFIX = "casino.engine.war."
@@ -130,3 +130,16 @@ def test_a_paused_battle_is_shown_as_it_stands() -> None:
     table = game.view(0)["table"]
     assert table is not None and table["battle"] == 1
     assert "stocks" not in table  # counted only once the battle is over
+
+
+def test_the_builder_writes_every_field_of_the_entry() -> None:
+    # freeze() hands the builder's members over by name: the two must name the same fields,
+    # with the same defaults where the builder leaves a member unset.
+    entry_fields = {f.name: f.default for f in dataclasses.fields(BattleEntry)}
+    written = set(EntryBuilder.__annotations__) | {"battle"}
+    assert written == set(entry_fields)
+    blank = EntryBuilder(7).freeze()
+    assert blank == BattleEntry(7)
+    assert {name: getattr(blank, name) for name in entry_fields if name != "battle"} == {
+        name: default for name, default in entry_fields.items() if name != "battle"
+    }
