@@ -21,7 +21,7 @@ from casino.api.fields import (
     UUIDString,
 )
 from casino.engine.cards import MAX_DECKS, MIN_DECKS
-from casino.engine.casino_war import Decision
+from casino.engine.casino_war import BetOutcome, Decision
 from casino.service.views import DECIDED_BY, ROUND_STATUSES, TRANSACTION_KINDS, RoundView
 
 DECISIONS = tuple(decision.value for decision in Decision)
@@ -276,6 +276,17 @@ PayoutsSchema = ResponseSchema.from_dict(
     {"ante": ma.fields.Integer(), "tie_bet": ma.fields.Integer(), "raise": ma.fields.Integer()},
     name="Payouts",
 )
+BET_OUTCOMES = tuple(label.value for label in BetOutcome)
+_OUTCOME_HELP = " | ".join(BET_OUTCOMES)
+OutcomesSchema = ma.Schema.from_dict(
+    {
+        name: ma.fields.String(
+            validate=validate.OneOf(BET_OUTCOMES), metadata={"description": _OUTCOME_HELP}
+        )
+        for name in ("ante", "tie_bet", "raise")
+    },
+    name="BetOutcomes",
+)
 
 
 class WarSchema(ResponseSchema):
@@ -313,6 +324,14 @@ class RoundSchema(ResponseSchema):
     payouts = ma.fields.Nested(
         PayoutsSchema,
         metadata={"description": "Amount returned to the wallet per bet, stake included"},
+    )
+    outcomes = ma.fields.Nested(
+        OutcomesSchema,
+        metadata={
+            "description": "Per bet: win (more than the stake back), push (the stake back), "
+            "lose, surrender (half the ante back), pending (the ante while the tie awaits "
+            "the decision), none (not placed). A war the player wins: ante push, raise win."
+        },
     )
     net = ma.fields.Integer(metadata={"description": "The wallet's change from this round"})
     balance_after = ma.fields.Integer()
@@ -374,6 +393,7 @@ def round_body(view: RoundView) -> dict[str, Any]:
         else {"action": str(decision["action"]), "decided_by": str(decision["decided_by"])},
         "bets": {key: int(view.bets[key]) for key in _MONEY_KEYS},
         "payouts": {key: int(view.payouts[key]) for key in _MONEY_KEYS},
+        "outcomes": {key: str(view.outcomes[key]) for key in _MONEY_KEYS},
         "net": int(view.net),
         "balance_after": int(view.balance_after),
         "currency": str(view.currency),

@@ -14,7 +14,7 @@ from marshmallow import validate
 
 from casino.api.fields import Pattern, StrictInteger, Uuid
 from casino.api.schemas import Choice, RequestSchema, ResponseSchema
-from casino.engine.war import PRESETS, STRATEGIES
+from casino.engine.war import DRAW_SEAT, PRESETS, STRATEGIES
 from casino.service.free_play import MAX_SIMULATION_GAMES, UNTIL
 from casino.store.free_play_models import STATUSES as GAME_STATUSES
 
@@ -57,6 +57,19 @@ def _log_tail() -> ma.fields.Integer:
     )
 
 
+class HumanSeat(ma.fields.Field):
+    """A seat number 0-3 (a JSON integer, never a bool or a string of digits) or "draw"."""
+
+    default_error_messages = {
+        "invalid": f'Must be a seat number from 0 to {MAX_SEATS - 1} or "{DRAW_SEAT}".'
+    }
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
+        if value == DRAW_SEAT or (type(value) is int and 0 <= value < MAX_SEATS):
+            return value
+        raise self.make_error("invalid")
+
+
 # ---------------------------------------------------------------- requests
 
 
@@ -86,6 +99,17 @@ class GameCreateSchema(RequestSchema):
             "description": "One per seat of the variant; default: seat 0 human, the others "
             "greedy computers"
         },
+    )
+    human_seat = HumanSeat(
+        metadata={
+            "description": "With the default seats: the human's seat (0 to seats-1), or "
+            '"draw" to draw it from the game\'s seed (nonce 6, docs/fairness.md). Seats are '
+            "not equal in every variant (docs/war-variants.md, seat bias). Not with seats.",
+            "oneOf": [
+                {"type": "integer", "minimum": 0, "maximum": MAX_SEATS - 1},
+                {"type": "string", "enum": [DRAW_SEAT]},
+            ],
+        }
     )
 
 

@@ -42,37 +42,48 @@ def _percent(value: Fraction | float, digits: int = 4) -> str:
 
 
 @click.command("verify")
-@click.option("--server-seed", required=True, help="Revealed server seed, 64 hex digits.")
-@click.option("--client-seed", required=True, help="The round's client seed.")
-@click.option("--nonce", required=True, type=int, help="The round's nonce.")
-@_decks_option
+@click.option(
+    "--round",
+    "round_file",
+    metavar="FILE",
+    help="A round's JSON (GET /api/v1/rounds/{id}), '-' for stdin: re-deal it and check its "
+    "cards, war cards, every payout and the net. Takes decks and rules from the round.",
+)
+@click.option("--server-seed", help="Revealed server seed, 64 hex digits.")
+@click.option("--client-seed", help="The round's client seed, byte for byte.")
+@click.option("--nonce", help="The round's nonce: 0 to 2**63-1, digits only, no leading zero.")
+@click.option(
+    "--decks",
+    type=click.IntRange(MIN_DECKS, MAX_DECKS),
+    help="Decks in the shoe (required without --round; no default, a guess could mislead).",
+)
 @click.option("--hash", "hash_", help="Published commitment (SHA-256 of the seed) to check.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def verify_cmd(
-    server_seed: str,
-    client_seed: str,
-    nonce: int,
-    decks: int,
+    round_file: str | None,
+    server_seed: str | None,
+    client_seed: str | None,
+    nonce: str | None,
+    decks: int | None,
     hash_: str | None,
     as_json: bool,
 ) -> None:
-    """Re-deal a round from its revealed seeds and check the commitment.
+    """Re-deal a round from its revealed seeds and check it.
 
-    Runs the standalone, standard-library verifier (casino/engine/verify.py). Exit status 1
-    when the server seed does not match --hash, 2 on invalid input.
+    Runs the standalone, standard-library verifier (casino/engine/verify.py). Exit status 0
+    only when everything checked matches; 1 on any mismatch (the commitment, a card, a
+    payout, the net); 2 on invalid input.
     """
-    argv = [
-        "--server-seed",
-        server_seed,
-        "--client-seed",
-        client_seed,
-        "--nonce",
-        str(nonce),
-        "--decks",
-        str(decks),
-    ]
-    if hash_ is not None:
-        argv += ["--hash", hash_]
+    options = {
+        "--round": round_file,
+        "--server-seed": server_seed,
+        "--client-seed": client_seed,
+        "--nonce": nonce,
+        "--decks": None if decks is None else str(decks),
+        "--hash": hash_,
+    }
+    # NAME=VALUE, so a value starting with '-' (a client seed may) is never read as an option.
+    argv = [f"{name}={value}" for name, value in options.items() if value is not None]
     if as_json:
         argv.append("--json")
     sys.stdout.flush()

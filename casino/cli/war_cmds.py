@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import secrets
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -11,22 +12,22 @@ import click
 
 from casino.engine.errors import EngineError
 from casino.engine.war import (
+    DRAW_SEAT,
     PRESETS,
     STRATEGIES,
     Decision,
     DecisionKind,
     IllegalMove,
-    SeatKind,
-    SeatSpec,
     WarGame,
     build_rules,
+    default_seats,
     new_game,
     parse_option_value,
+    resolve_human_seat,
     variant_catalogue,
 )
 from casino.engine.war.simulation import outcomes, summarise
 
-_HUMAN = 0  # in ``play`` the terminal user is seat 0
 _AUTOPLAY_SHOWN = 3  # battles shown after "play to the end"
 
 _variant_option = click.option(
@@ -149,6 +150,14 @@ def simulate_cmd(
 # --- play --------------------------------------------------------------------------------------
 
 
+def _seat_choice(text: str) -> int | str:
+    if text == DRAW_SEAT:
+        return text
+    if text.isdigit() and len(text) == 1:
+        return int(text)
+    raise click.BadParameter(f"a seat number or {DRAW_SEAT!r}, not {text!r}", param_hint="--seat")
+
+
 @war_group.command("play")
 @_variant_option
 @click.option("--seed", default=None, help="Game seed (default: random, shown at the end).")
@@ -160,26 +169,37 @@ def simulate_cmd(
     show_default=True,
     help="Strategy of the computer seats.",
 )
-def play_cmd(variant: str, seed: str | None, option_args: Sequence[str], opponent: str) -> None:
-    """Play a game in the terminal against the computer (you are seat 0)."""
+@click.option(
+    "--seat",
+    default="0",
+    show_default=True,
+    help="Your seat (0 to seats-1), or 'draw' to draw it from the game's seed. Seats are not "
+    "equal with a fixed return order: see docs/war-variants.md.",
+)
+def play_cmd(
+    variant: str, seed: str | None, option_args: Sequence[str], opponent: str, seat: str
+) -> None:
+    """Play a game in the terminal against the computer."""
     options = _options(variant, option_args)
     try:
         rules = build_rules(variant, options)
-        seats = [SeatSpec(SeatKind.HUMAN)] + [SeatSpec(SeatKind.COMPUTER, opponent)] * (
-            rules.seats - 1
-        )
-        game = new_game(variant, options, seed, seats)
+        game_seed = seed if seed is not None else secrets.token_hex(16)
+        human = resolve_human_seat(_seat_choice(seat), game_seed, rules.seats)
+        game = new_game(variant, options, game_seed, default_seats(rules.seats, human, opponent))
     except EngineError as exc:
         raise click.UsageError(exc.detail) from exc
+    table = _Table(game, human)
     title = PRESETS[variant].title
-    click.echo(f"{title}: you are seat 0 against {rules.seats - 1} {opponent} computer(s).")
+    drawn = " (drawn)" if seat == DRAW_SEAT else ""
+    others = rules.seats - 1
+    click.echo(f"{title}: you are seat {human}{drawn} against {others} {opponent} computer(s).")
     click.echo(f"Seed hash {game.seed_hash} (the seed is shown when the game ends).")
     click.echo("Enter: next battle   a: play to the end   q: quit")
     shown = 0
     while not game.finished:
-        mine = [d for d in game.pending if d.seat == _HUMAN]
+        mine = [d for d in game.pending if d.seat == human]
         if mine:
-            command = _decide(game, mine[0])
+            command = table.decide(mine[0])
         else:
             command = click.prompt("", default="", show_default=False, prompt_suffix="> ")
             command = command.strip().lower()
@@ -191,8 +211,8 @@ def play_cmd(variant: str, seed: str | None, option_args: Sequence[str], opponen
         if command == "a":
             game.advance("end")  # your remaining choices are made by the greedy strategy
             shown = max(shown, len(game.log or []) - _AUTOPLAY_SHOWN)
-        shown = _echo_new_entries(game, shown)
-    _echo_result(game)
+        shown = table.echo_new_entries(shown)
+    table.echo_result()
 
 
 def _ask(text: str, answers: Sequence[str]) -> str:
@@ -205,55 +225,94 @@ def _ask(text: str, answers: Sequence[str]) -> str:
         click.echo(f"Answer one of: {', '.join(allowed)}")
 
 
-def _decide(game: WarGame, decision: Decision) -> str:
-    """Ask seat 0's decision and apply it; returns 'a' or 'q' when asked for instead."""
-    table = game.view(_HUMAN)["table"]
-    if table and table.get("turned"):
-        click.echo("  on the table: " + _cards_line(table["turned"]))
-    ctx = decision.context
-    numbers = [str(i) for i in range(1, len(decision.legal) + 1)]
-    if decision.kind is DecisionKind.HAND_CARD:
-        what = "the deciding card of the war" if ctx["war"] else "a card"
-        listed = "  ".join(f"{i}) {m['card']}" for i, m in enumerate(decision.legal, 1))
-        reply = _ask(f"Play {what}: {listed}", numbers)
-    elif decision.kind is DecisionKind.STEAL_OR_PLAY:
-        targets = ", ".join(
-            f"seat {t['seat']}'s pile ({t['cards']} cards, top {t['top']})" for t in ctx["targets"]
-        )
-        click.echo(f"You look at {ctx['card']}: it matches {targets}.")
-        reply = _ask("s = steal, p = play it", ["s", "p"])
-        reply = {"p": "1", "s": "2"}.get(reply, reply)  # legal moves: play, steal
-    else:
-        listed = "  ".join(f"{i}) {m['card']}" for i, m in enumerate(decision.legal, 1))
-        reply = _ask(f"Which won card goes on top of your pile? {listed}", numbers)
-    if reply in ("a", "q"):
-        return reply
-    try:
-        game.apply(_HUMAN, decision.legal[int(reply) - 1])
-    except IllegalMove as exc:  # the menus offer legal moves only; say so if one is refused
-        click.echo(exc.detail)
-    return ""
+class _Table:
+    """The terminal game as the human at seat ``human`` sees it."""
+
+    def __init__(self, game: WarGame, human: int) -> None:
+        self.game = game
+        self.human = human
+
+    def who(self, seat: int) -> str:
+        return who(seat, self.human)
+
+    def decide(self, decision: Decision) -> str:
+        """Ask the human's decision and apply it; returns 'a' or 'q' when asked for instead."""
+        game = self.game
+        table = game.view(self.human)["table"]
+        if table and table.get("turned"):
+            click.echo("  on the table: " + cards_line(table["turned"], self.human))
+        ctx = decision.context
+        numbers = [str(i) for i in range(1, len(decision.legal) + 1)]
+        if decision.kind is DecisionKind.HAND_CARD:
+            what = "the deciding card of the war" if ctx["war"] else "a card"
+            listed = "  ".join(f"{i}) {m['card']}" for i, m in enumerate(decision.legal, 1))
+            reply = _ask(f"Play {what}: {listed}", numbers)
+        elif decision.kind is DecisionKind.STEAL_OR_PLAY:
+            targets = ", ".join(
+                f"{self.who(t['seat'])}'s pile ({t['cards']} cards, top {t['top']})"
+                for t in ctx["targets"]
+            )
+            click.echo(f"You look at {ctx['card']}: it matches {targets}.")
+            # Legal moves: play, steal every matching pile, then steal some of them only.
+            some = [
+                f"{i}) steal only " + " and ".join(f"{self.who(t)}'s" for t in m["from"])
+                for i, m in enumerate(decision.legal, 1)
+                if "from" in m
+            ]
+            menu = "s = steal" + (" them all" if some else "") + ", p = play it"
+            reply = _ask("  ".join([menu, *some]), ["s", "p", *numbers[2:]])
+            reply = {"p": "1", "s": "2"}.get(reply, reply)
+        else:
+            listed = "  ".join(f"{i}) {m['card']}" for i, m in enumerate(decision.legal, 1))
+            reply = _ask(f"Which won card goes on top of your pile? {listed}", numbers)
+        if reply in ("a", "q"):
+            return reply
+        try:
+            game.apply(self.human, decision.legal[int(reply) - 1])
+        except IllegalMove as exc:  # the menus offer legal moves only; say so if one is refused
+            click.echo(exc.detail)
+        return ""
+
+    def echo_new_entries(self, shown: int) -> int:
+        total = len(self.game.log or [])
+        if total > shown:
+            for entry in self.game.view(self.human, log_tail=total - shown)["log"]:
+                for line in describe_entry(entry, self.human):
+                    click.echo(line)
+        return total
+
+    def echo_result(self) -> None:
+        game = self.game
+        result = game.result
+        assert result is not None
+        reason = result.reason.value
+        if result.draw:
+            click.echo(f"Draw ({reason}) after {result.battles} battles.")
+        elif self.human in result.winners:
+            click.echo(f"You win ({reason}) after {result.battles} battles!")
+        else:
+            winners = ", ".join(self.who(s) for s in result.winners)
+            click.echo(f"You lose ({reason}) after {result.battles} battles; winner(s): {winners}.")
+        click.echo(f"Seed: {game.seed}")
 
 
-def _echo_new_entries(game: WarGame, shown: int) -> int:
-    total = len(game.log or [])
-    if total > shown:
-        for entry in game.view(_HUMAN, log_tail=total - shown)["log"]:
-            for line in describe_entry(entry):
-                click.echo(line)
-    return total
+def who(seat: int, human: int = 0) -> str:
+    return "you" if seat == human else f"seat {seat}"
 
 
-def _who(seat: int) -> str:
-    return "you" if seat == _HUMAN else f"seat {seat}"
+def cards_line(cards: Sequence[str | None], human: int = 0) -> str:
+    return "  ".join(f"{who(s, human)} {c}" for s, c in enumerate(cards) if c is not None)
 
 
-def _cards_line(cards: Sequence[str | None]) -> str:
-    return "  ".join(f"{_who(s)} {c}" for s, c in enumerate(cards) if c is not None)
+def describe_entry(entry: dict[str, Any], human: int = 0) -> list[str]:
+    """One battle of a seat's log as text lines, told to the human at seat ``human``."""
 
+    def _who(seat: int) -> str:
+        return who(seat, human)
 
-def describe_entry(entry: dict[str, Any]) -> list[str]:
-    """One battle of a seat's log as text lines."""
+    def _cards_line(cards: Sequence[str | None]) -> str:
+        return cards_line(cards, human)
+
     lines = [f"Battle {entry['battle']}: " + _cards_line(entry["turned"])]
     for war in entry["wars"]:
         down = "  ".join(f"{_who(s)} {d}" for s, d in enumerate(war["down"]) if d is not None)
@@ -282,20 +341,6 @@ def describe_entry(entry: dict[str, Any]) -> list[str]:
     if "aside" in entry:
         lines.append("  won: " + "  ".join(f"{_who(s)} {n}" for s, n in enumerate(entry["aside"])))
     return lines
-
-
-def _echo_result(game: WarGame) -> None:
-    result = game.result
-    assert result is not None
-    reason = result.reason.value
-    if result.draw:
-        click.echo(f"Draw ({reason}) after {result.battles} battles.")
-    elif _HUMAN in result.winners:
-        click.echo(f"You win ({reason}) after {result.battles} battles!")
-    else:
-        winners = ", ".join(_who(s) for s in result.winners)
-        click.echo(f"You lose ({reason}) after {result.battles} battles; winner(s): {winners}.")
-    click.echo(f"Seed: {game.seed}")
 
 
 def register(group: click.Group) -> None:

@@ -7,6 +7,11 @@ settled`` on a tie, where the player surrenders or goes to war.
 
 Money is integer minor units. Every payout below is the amount returned to the wallet for a
 bet, stake included (0 when the bet is lost), so ``net = sum(payouts) - sum(stakes)``.
+
+A war the player wins (or ties) is settled as the rule is usually stated: the ante pushes and
+the raise wins even money (plus, where the table pays it, the war-tie bonus, which rides on
+the raise). ``bet_outcomes`` labels every bet of a round from its stakes and payouts with one
+of ``BetOutcome``.
 """
 
 from __future__ import annotations
@@ -299,6 +304,58 @@ class Outcome(StrEnum):
     WAR_LOSS = "war_loss"
 
 
+class BetOutcome(StrEnum):
+    """How one bet of a round stands: the closed set recall shows per bet.
+
+    ``win``: more than the stake came back; ``push``: exactly the stake; ``lose``: nothing;
+    ``surrender``: half the ante came back (the only partial return); ``pending``: placed and
+    not settled yet (the ante while a tie awaits the decision); ``none``: not placed (no tie
+    bet, or no raise because the round did not go to war).
+    """
+
+    WIN = "win"
+    LOSE = "lose"
+    PUSH = "push"
+    SURRENDER = "surrender"
+    PENDING = "pending"
+    NONE = "none"
+
+
+#: The bets of a round, in the order recall lists them (the keys of ``Bets.to_dict``).
+BET_NAMES: tuple[str, ...] = ("ante", "tie_bet", "raise")
+
+
+def bet_outcome(stake: int, payout: int, *, settled: bool = True) -> BetOutcome:
+    """The label of one bet from its stake and the amount returned for it (stake included)."""
+    if stake <= 0:
+        return BetOutcome.NONE
+    if not settled:
+        return BetOutcome.PENDING
+    if payout > stake:
+        return BetOutcome.WIN
+    if payout == stake:
+        return BetOutcome.PUSH
+    if payout <= 0:
+        return BetOutcome.LOSE
+    return BetOutcome.SURRENDER
+
+
+def bet_outcomes(
+    bets: Mapping[str, int], payouts: Mapping[str, int], *, settled: bool = True
+) -> dict[str, BetOutcome]:
+    """Per bet (``ante``, ``tie_bet``, ``raise``): its ``BetOutcome``.
+
+    ``bets`` and ``payouts`` are keyed like ``Bets.to_dict()``. ``settled`` is false while the
+    round awaits the decision: the tie bet is settled on the first two cards all the same, the
+    ante is pending and the raise not placed yet. A pure function of the amounts, so a stored
+    round is labelled by what it actually paid.
+    """
+    return {
+        name: bet_outcome(int(bets[name]), int(payouts[name]), settled=settled or name == "tie_bet")
+        for name in BET_NAMES
+    }
+
+
 @dataclass(frozen=True)
 class RoundResult:
     """A settled round: cards, decision, per-bet stakes and returns, and the net."""
@@ -323,6 +380,11 @@ class RoundResult:
             return Outcome.WAR_WIN
         return Outcome.WAR_TIE if player == dealer else Outcome.WAR_LOSS
 
+    @property
+    def bet_outcomes(self) -> dict[str, BetOutcome]:
+        """Per bet: win, lose, push, surrender or none (a settled round has nothing pending)."""
+        return bet_outcomes(self.bets.to_dict(), self.payouts.to_dict())
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "player_card": self.player_card.code,
@@ -332,13 +394,14 @@ class RoundResult:
             "outcome": self.outcome.value,
             "bets": self.bets.to_dict(),
             "payouts": self.payouts.to_dict(),
+            "outcomes": {name: label.value for name, label in self.bet_outcomes.items()},
             "net": self.net,
             "tie_bet_won": self.tie_bet_won,
         }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RoundResult:
-        """Inverse of ``to_dict`` (``outcome`` is derived, so it is ignored)."""
+        """Inverse of ``to_dict`` (``outcome`` and ``outcomes`` are derived, so ignored)."""
         war = data.get("war")
         decision = data.get("decision")
         return cls(
@@ -423,6 +486,20 @@ class CasinoWarRound:
         """The stakes so far (the raise is 0 until the player goes to war)."""
         return Bets(self._ante, self._tie_bet, self._raise)
 
+    @property
+    def payouts(self) -> Bets:
+        """What is settled so far, per bet (while awaiting the decision: the tie bet only)."""
+        return Bets(self._ante_payout, self.tie_bet_payout, self._raise_payout)
+
+    @property
+    def bet_outcomes(self) -> dict[str, BetOutcome]:
+        """Per bet: its ``BetOutcome`` now (the ante is ``pending`` until the decision)."""
+        return bet_outcomes(
+            self.bets.to_dict(),
+            self.payouts.to_dict(),
+            settled=self.status is RoundStatus.SETTLED,
+        )
+
     def _verify_awaiting(self) -> None:
         if self.status is not RoundStatus.AWAITING_DECISION:
             raise IllegalAction(
@@ -462,10 +539,11 @@ class CasinoWarRound:
         player = deal.war_player.rank
         dealer = deal.war_dealer.rank
         if player >= dealer:
-            self._ante_payout = 2 * ante
-            # The raise only pushes; the bonus (when offered) rides on it for a tied war.
+            # The standard statement: the ante pushes, the raise wins even money; the bonus
+            # (when offered) rides on the raise for a tied war.
+            self._ante_payout = ante
             bonus = ante if player == dealer and self.rules.war_tie_bonus else 0
-            self._raise_payout = ante + bonus
+            self._raise_payout = 2 * ante + bonus
         else:
             self._ante_payout = 0
             self._raise_payout = 0
@@ -523,18 +601,27 @@ class CasinoWarRound:
 
 
 def replay_round(
-    rules: TableRules,
+    rules: TableRules | Mapping[str, Any],
     server_seed: bytes,
     client_seed: str,
     nonce: int,
     ante: int,
-    tie_bet: int,
-    decision: Decision | None = None,
+    tie_bet: int = 0,
+    decision: Decision | str | None = None,
 ) -> CasinoWarRound:
-    """A stored round re-dealt from its seeds and played to where it stands: the decision use
-    case plays on from it, and the audit compares it with what was recorded."""
-    deal = deal_casino_war(server_seed, client_seed, nonce, rules.decks)
-    game = CasinoWarRound.start(rules, deal, ante, tie_bet)
+    """A stored round played again from what it was stored with, to the state it is in.
+
+    Re-deals the round from its seeds on a shoe of ``rules.decks`` decks, places the bets and,
+    when ``decision`` is given, plays it. Returns the engine round: ``awaiting_decision`` for a
+    tie with no decision yet, else ``settled`` with its ``result``. ``rules`` is the round's
+    rules snapshot (a ``TableRules`` or its ``to_dict()`` form). Raises ``InvalidRules``,
+    ``InvalidSeed`` or ``InvalidBet`` for stored values the engine refuses, and
+    ``IllegalAction`` (``round_not_awaiting_decision``) for a decision on a deal that is not a
+    tie: the stored round and its seeds disagree.
+    """
+    table = rules if isinstance(rules, TableRules) else TableRules.from_dict(rules)
+    deal = deal_casino_war(server_seed, client_seed, nonce, table.decks)
+    game = CasinoWarRound.start(table, deal, ante, tie_bet)
     if decision is not None:
         game.decide(decision)
     return game

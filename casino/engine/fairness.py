@@ -9,7 +9,8 @@ Summary:
 * ``randbelow(n)`` rejects values >= 2**32 - (2**32 % n) and returns the rest modulo ``n``;
 * a shoe of ``decks`` packs in canonical order is shuffled by a Fisher-Yates that runs from
   the front (position i swaps with i + randbelow(N - i)), emitting position i as it is fixed,
-  so dealing k cards costs k draws and equals the first k cards of the full shuffle.
+  so dealing k cards costs k draws and equals the first k cards of the full shuffle; the last
+  step (N - i = 1) draws nothing.
 
 ``DrawStream`` is the plain, readable form of the algorithm; ``shoe_positions`` is the same walk
 written for speed (one HMAC and one ``struct`` unpack per eight draws), which every game's hot
@@ -30,6 +31,7 @@ from casino.engine.errors import InvalidSeed
 
 SERVER_SEED_BYTES = 32
 CLIENT_SEED_MAX = 64
+NONCE_MAX = 2**63 - 1
 _U32 = 1 << 32
 #: One HMAC-SHA256 block is 32 bytes: exactly eight 4-byte draws, so no draw straddles blocks.
 DRAWS_PER_BLOCK = 8
@@ -108,8 +110,12 @@ def validate_client_seed(client_seed: str) -> str:
 
 
 def validate_nonce(nonce: int) -> int:
-    if isinstance(nonce, bool) or not isinstance(nonce, int) or nonce < 0:
-        raise InvalidSeed("nonce must be a non-negative integer")
+    """0 to 2**63 - 1: the nonce is a signed 64-bit column, and the spec bounds it so that
+    two implementations never disagree on a nonce one of them cannot store."""
+    if type(nonce) is int and 0 <= nonce <= NONCE_MAX:  # every round: the cheap test first
+        return nonce
+    if isinstance(nonce, bool) or not isinstance(nonce, int) or not 0 <= nonce <= NONCE_MAX:
+        raise InvalidSeed(f"nonce must be an integer from 0 to 2**63 - 1 ({NONCE_MAX})")
     return nonce
 
 
@@ -163,10 +169,13 @@ class DrawStream:
             items[i], items[j] = items[j], items[i]
 
     def dealt_positions(self, size: int) -> Iterator[int]:
-        """Shoe positions in dealing order; a sparse swap map keeps each step O(1)."""
+        """Shoe positions in dealing order; a sparse swap map keeps each step O(1).
+
+        The last step (one card left) draws nothing, as in ``shuffle``: the spec says so, and
+        it matters to whoever reads the stream on afterwards."""
         swapped: dict[int, int] = {}
         for i in range(size):
-            j = i + self.randbelow(size - i)
+            j = i + self.randbelow(size - i) if size - i > 1 else i
             at_j = swapped.get(j, j)
             swapped[j] = swapped.get(i, i)
             yield at_j

@@ -93,17 +93,20 @@ def create_game(
     options: Mapping[str, Any] | None = None,
     seed: str | None = None,
     seats: Sequence[Mapping[str, Any]] | None = None,
+    human_seat: int | str | None = None,
 ) -> dict[str, Any]:
     """A new game, dealt and stored; nothing is played until a move or an autoplay.
 
     The view carries ``token``, the game token every later request needs; it is shown
     this once (only its hash is kept).
 
-    Raises the engine's ``InvalidRules`` (unknown variant, option or seat list) or
+    ``human_seat``: with the default seats, where the human sits (a seat number, or
+    ``"draw"`` to draw it from the game's seed). Raises the engine's ``InvalidRules``
+    (unknown variant, option, seat list or seat; seats and human_seat together) or
     ``InvalidSeed``.
     """
     specs = [dict(s) for s in seats] if seats is not None else None
-    game = new_game(variant, dict(options or {}), seed, specs)
+    game = new_game(variant, dict(options or {}), seed, specs, human_seat=human_seat)
     now = utcnow()
     token = GAME_TOKEN_PREFIX + secrets.token_urlsafe(32)
     row = uow.free_play.add(

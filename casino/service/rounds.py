@@ -24,6 +24,7 @@ from casino.engine.casino_war import (
     Decision,
     RoundStatus,
     TableRules,
+    bet_outcomes,
     deal_casino_war,
     replay_round,
 )
@@ -356,6 +357,17 @@ def round_view(row: RoundRow) -> RoundView:
     decision: dict[str, Any] | None = None
     if record.decision is not None:
         decision = {"action": record.decision, "decided_by": record.decided_by or "player"}
+    bets = {
+        "ante": int(record.ante),
+        "tie_bet": int(record.tie_bet),
+        "raise": int(record.raise_amount),
+    }
+    payouts = {
+        "ante": int(record.ante_payout),
+        "tie_bet": int(record.tie_bet_payout),
+        "raise": int(record.raise_payout),
+    }
+    outcomes = bet_outcomes(bets, payouts, settled=record.status == SETTLED)
     return RoundView(
         id=record.id,
         player_id=record.player_id,
@@ -365,16 +377,8 @@ def round_view(row: RoundRow) -> RoundView:
         dealer_card=record.dealer_card,
         war=record.war,
         decision=decision,
-        bets={
-            "ante": int(record.ante),
-            "tie_bet": int(record.tie_bet),
-            "raise": int(record.raise_amount),
-        },
-        payouts={
-            "ante": int(record.ante_payout),
-            "tie_bet": int(record.tie_bet_payout),
-            "raise": int(record.raise_payout),
-        },
+        bets=bets,
+        payouts=payouts,
         net=int(record.net),
         balance_after=int(record.balance_after),
         currency=record.currency,
@@ -388,4 +392,5 @@ def round_view(row: RoundRow) -> RoundView:
         created_at=record.created_at,
         settled_at=record.settled_at,
         rules=dict(record.rules),
+        outcomes={name: label.value for name, label in outcomes.items()},
     )

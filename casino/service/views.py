@@ -105,6 +105,9 @@ class RoundView:
     ``bets`` / ``payouts``: {"ante", "tie_bet", "raise"} ints; a payout is the amount returned
     to the wallet for that bet, stake included, as far as it is settled (while the round awaits
     a decision only the tie bet is settled).
+    ``outcomes``: {"ante", "tie_bet", "raise"} -> "win" | "lose" | "push" | "surrender" |
+    "pending" | "none" (``casino.engine.casino_war.BetOutcome``), read from the amounts: a war
+    the player wins is ante ``push``, raise ``win``.
     ``net``: the wallet's change from this round so far; ``balance_after``: the wallet after
     the round's latest transaction.
     ``fairness``: {"server_seed_hash", "client_seed", "nonce", "server_seed" (hex, None until
@@ -129,6 +132,7 @@ class RoundView:
     created_at: datetime
     settled_at: datetime | None
     rules: dict[str, Any] = field(default_factory=dict)
+    outcomes: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 from casino import create_app
 from casino.api.database import EXTENSION_KEY
 from casino.api.resources.free_play import settings_from
-from casino.engine.war import PRESETS, WarGame, new_game
+from casino.engine.war import PRESETS, WarGame, draw_seat, new_game
 from casino.store.free_play_models import FreePlayGame
 from config import ConfigError
 
@@ -136,6 +136,17 @@ def test_options_seats_and_seed_are_honoured(api: Api) -> None:
     assert first["result"] == second["result"] and first["log"] == second["log"]
 
 
+def test_the_human_chooses_its_seat_or_has_it_drawn(api: Api) -> None:
+    game = create(api, variant="multiplayer", options={"seats": 4}, human_seat=2, seed="seat")
+    assert [s["type"] for s in game["seats"]] == ["computer", "computer", "human", "computer"]
+    assert game["viewer"] == 2  # the view is the human's own
+    drawn = create(api, variant="multiplayer", human_seat="draw", seed="seat")
+    human = [s["seat"] for s in drawn["seats"] if s["type"] == "human"]
+    assert human == [draw_seat("seat", 3)] and drawn["viewer"] == human[0]
+    played = autoplay(api, drawn["id"], "end")
+    assert played["result"] is not None
+
+
 @pytest.mark.parametrize(
     ("body", "status", "code"),
     [
@@ -163,6 +174,16 @@ def test_options_seats_and_seed_are_honoured(api: Api) -> None:
             "validation_failed",
         ),
         ({"variant": "classic", "seats": []}, 422, "validation_failed"),
+        ({"variant": "classic", "human_seat": 2}, 422, "invalid_rules"),
+        ({"variant": "classic", "human_seat": 4}, 422, "validation_failed"),
+        ({"variant": "classic", "human_seat": "1"}, 422, "validation_failed"),
+        ({"variant": "classic", "human_seat": True}, 422, "validation_failed"),
+        ({"variant": "classic", "human_seat": "random"}, 422, "validation_failed"),
+        (
+            {"variant": "classic", "human_seat": 0, "seats": [{"type": "human"}] * 2},
+            422,
+            "invalid_rules",
+        ),
     ],
 )
 def test_bad_game_requests_are_refused(
@@ -496,8 +517,8 @@ def _first_war(api: Api, database_url: str, seed: str) -> tuple[str, set[str], s
                 assert all(d is None or isinstance(d, int) for d in war["down"]), war
             break
     truth = WarGame.from_dict(stored_record(database_url, game["id"]))
-    assert truth.log is not None and truth.log[-1]["wars"], "no war"
-    down = {c for war in truth.log[-1]["wars"] for cards in war["down"] if cards for c in cards}
+    assert truth.log is not None and truth.log[-1].wars, "no war"
+    down = {c for war in truth.log[-1].wars for cards in war.down if cards for c in cards}
     return game["id"], down, down - seen_up
 
 

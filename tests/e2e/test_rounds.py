@@ -110,13 +110,15 @@ def test_forced_tie_then_surrender(api: Api, funded: Player, database_url: str) 
     assert body["status"] == "settled"
     assert body["decision"] == {"action": "surrender", "decided_by": "player"}
     assert body["payouts"] == {"ante": 500, "tie_bet": 1100, "raise": 0}
+    assert body["outcomes"] == {"ante": "surrender", "tie_bet": "win", "raise": "none"}
+    assert tied["outcomes"] == {"ante": "pending", "tie_bet": "win", "raise": "none"}
     assert body["net"] == -1000 - 100 + 1100 + 500
     assert api.balance(funded) == 1_000_000 + body["net"]
 
 
 @pytest.mark.parametrize(
     "wanted, ante_back, raise_back",
-    [(tie_then_war_won, 2000, 1000), (tie_then_war_lost, 0, 0), (tie_then_war_tied, 2000, 1000)],
+    [(tie_then_war_won, 1000, 2000), (tie_then_war_lost, 0, 0), (tie_then_war_tied, 1000, 2000)],
     ids=["war-won", "war-lost", "war-tied"],
 )
 def test_forced_tie_then_war(
@@ -139,8 +141,11 @@ def test_forced_tie_then_war(
         "player_card": deal.war_player.code,
         "dealer_card": deal.war_dealer.code,
     }
-    # Win (or tie) at war: both bets back plus a win equal to the ante only.
-    assert body["payouts"]["ante"] + body["payouts"]["raise"] == ante_back + raise_back
+    # Win (or tie) at war: both bets back plus a win equal to the ante only, stated as the
+    # rule usually is: the ante pushes, the raise wins even money (plus any tie bonus).
+    assert (body["payouts"]["ante"], body["payouts"]["raise"]) == (ante_back, raise_back)
+    labels = ("push", "win") if raise_back else ("lose", "lose")
+    assert body["outcomes"] == {"ante": labels[0], "tie_bet": "none", "raise": labels[1]}
     assert body["net"] == ante_back + raise_back - 2000
     assert api.balance(funded) == 1_000_000 + body["net"]
 
@@ -494,6 +499,7 @@ def test_round_body_equals_the_schema_dump_for_every_shape() -> None:
         "decision": None,
         "bets": {"ante": 100, "tie_bet": 0, "raise": 0},
         "payouts": {"ante": 200, "tie_bet": 0, "raise": 0},
+        "outcomes": {"ante": "win", "tie_bet": "none", "raise": "none"},
         "net": 100,
         "balance_after": 5_000,
         "currency": "EUR",

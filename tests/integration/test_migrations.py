@@ -253,3 +253,67 @@ def test_0004_relinks_an_existing_ledger_that_then_passes_the_audit(fresh_url: s
             assert uow.ledger.balances(pid) == [("EUR", 10_000 - 100 - 1000)]
     finally:
         database.dispose()
+
+
+def test_0015_relabels_won_wars_and_nothing_else(fresh_url: str) -> None:
+    """A won war stored with the old split (ante paid, raise pushed) gets the standard one;
+    a lost war, a surrender and a round already relabelled keep theirs; totals never move."""
+    from datetime import UTC, datetime
+
+    upgrade(fresh_url, "0014")
+    now = datetime(2026, 11, 1, tzinfo=UTC)
+    pid = "00000000-0000-4000-8000-000000000001"
+    # (id, decision, ante_payout, raise_payout): ante 1,000, raised 1,000 on a war.
+    rounds = {
+        "a": ("war", 2000, 1000),  # won, old split
+        "b": ("war", 2000, 2000),  # tied at a bonus table, old split
+        "c": ("war", 0, 0),  # lost
+        "d": ("surrender", 500, 0),
+        "e": ("war", 1000, 2000),  # already in the new form
+    }
+    engine = make_engine(fresh_url)
+    try:
+        with engine.begin() as conn:
+            conn.execute(
+                text("INSERT INTO players VALUES (:id, 'r', NULL, 'h', :t)"), {"id": pid, "t": now}
+            )
+            conn.execute(
+                text("INSERT INTO server_seeds VALUES (1, :p, :s, 'h', 'c', true, 0, 9, :t, NULL)"),
+                {"p": pid, "s": bytes(32), "t": now},
+            )
+            for n, (key, (decision, ante_payout, raise_payout)) in enumerate(rounds.items()):
+                raised = 1000 if decision == "war" else 0
+                conn.execute(
+                    text(
+                        "INSERT INTO rounds (id, player_id, table_id, currency, rules, status, "
+                        "server_seed_id, client_seed, nonce, ante, tie_bet, raise_amount, "
+                        "player_card, dealer_card, war, decision, decided_by, ante_payout, "
+                        "tie_bet_payout, raise_payout, net, balance_after, created_at, settled_at) "
+                        "VALUES (:id, :p, 'classic', 'EUR', '{}', 'settled', 1, 'c', :n, 1000, 0, "
+                        ":r, '5H', '5S', NULL, :d, 'player', :ap, 0, :rp, 0, 0, :t, :t)"
+                    ),
+                    {"id": key, "p": pid, "n": n, "r": raised, "d": decision, "ap": ante_payout,
+                     "rp": raise_payout, "t": now},
+                )  # fmt: skip
+
+        def stored() -> dict[str, tuple[int, int]]:
+            with engine.connect() as conn:
+                rows = conn.execute(text("SELECT id, ante_payout, raise_payout FROM rounds"))
+                return {row[0]: (int(row[1]), int(row[2])) for row in rows}
+
+        upgrade(fresh_url, "0015")
+        after = stored()
+        assert after == {
+            "a": (1000, 2000),
+            "b": (1000, 3000),
+            "c": (0, 0),
+            "d": (500, 0),
+            "e": (1000, 2000),
+        }
+        assert all(sum(after[k]) == rounds[k][1] + rounds[k][2] for k in after)
+        upgrade(fresh_url, "0015")  # again: nothing moves
+        assert stored() == after
+        downgrade(fresh_url, "0014")
+        assert stored()["a"] == (2000, 1000) and stored()["b"] == (2000, 2000)
+    finally:
+        engine.dispose()

@@ -60,11 +60,21 @@ def test_tie_pays_the_tie_bet_and_awaits(svc: Svc, demo_tables: list[str]) -> No
 
 
 @pytest.mark.parametrize(
-    ("war", "ante_payout", "raise_payout", "net"),
-    [("win", 2000, 1000, 1000), ("tie", 2000, 1000, 1000), ("lose", 0, 0, -2000)],
+    ("war", "ante_payout", "raise_payout", "net", "labels"),
+    [
+        ("win", 1000, 2000, 1000, ("push", "win")),
+        ("tie", 1000, 2000, 1000, ("push", "win")),
+        ("lose", 0, 0, -2000, ("lose", "lose")),
+    ],
 )
 def test_war_outcomes(
-    svc: Svc, demo_tables: list[str], war: str, ante_payout: int, raise_payout: int, net: int
+    svc: Svc,
+    demo_tables: list[str],
+    war: str,
+    ante_payout: int,
+    raise_payout: int,
+    net: int,
+    labels: tuple[str, str],
 ) -> None:
     pid = svc.player(funds=10_000)
     deal = svc.steer(pid, tie_then(war))
@@ -76,6 +86,9 @@ def test_war_outcomes(
     }
     assert settled.bets == {"ante": 1000, "tie_bet": 0, "raise": 1000}
     assert settled.payouts == {"ante": ante_payout, "tie_bet": 0, "raise": raise_payout}
+    # The standard statement: a war won pushes the ante and pays the raise even money.
+    assert settled.outcomes == {"ante": labels[0], "tie_bet": "none", "raise": labels[1]}
+    assert opened.outcomes == {"ante": "pending", "tie_bet": "none", "raise": "none"}
     assert settled.net == net and svc.balance(pid) == 10_000 + net == settled.balance_after
     assert settled.war == {
         "burns": [card.code for card in deal.burns],
@@ -97,7 +110,8 @@ def test_war_tie_bonus_table(svc: Svc, demo_tables: list[str]) -> None:
     svc.steer(pid, tie_then("tie"))
     opened = svc.run(rounds.place_bet, pid, "bonus", 1000)
     settled = svc.run(rounds.decide, opened.id, "war", player_id=pid)
-    assert settled.payouts == {"ante": 2000, "tie_bet": 0, "raise": 2000}
+    assert settled.payouts == {"ante": 1000, "tie_bet": 0, "raise": 3000}  # bonus on the raise
+    assert settled.outcomes == {"ante": "push", "tie_bet": "none", "raise": "win"}
     assert settled.net == 2000
 
 

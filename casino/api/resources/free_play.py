@@ -202,11 +202,17 @@ class Games(MethodView):
         ``Authorization: Bearer <token>`` to view or play the game.
 
         422 invalid_rules (option outside the preset's allowed values, impossible combination,
-        wrong number of seats), invalid_seed.
+        wrong number of seats, a human_seat the game does not have or given with seats),
+        invalid_seed.
         """
         game = write(
             lambda uow: service.create_game(
-                uow, data["variant"], data["options"], data.get("seed"), data.get("seats")
+                uow,
+                data["variant"],
+                data["options"],
+                data.get("seed"),
+                data.get("seats"),
+                data.get("human_seat"),
             )
         )
         location = url_for("free-play.Game", game_id=game["id"])

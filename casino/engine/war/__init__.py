@@ -3,7 +3,8 @@
 The API the service and the CLI use:
 
 * ``variant_catalogue()`` - every preset with its description and option schema;
-* ``new_game(variant, options, seed, seats)`` - a ``WarGame`` (raises ``InvalidRules``);
+* ``new_game(variant, options, seed, seats, human_seat=...)`` - a ``WarGame`` (raises
+  ``InvalidRules``); ``human_seat`` picks the human's seat, or ``"draw"`` draws it;
 * ``game.view(seat)`` - what a seat may see (JSON-ready), with its pending decision;
 * ``game.apply(seat, move)`` - a human move (raises ``IllegalMove`` listing the legal ones);
 * ``game.advance("battle" | "decision" | "end")`` - autoplay;
@@ -28,6 +29,7 @@ from casino.engine.war.presets import (
     preset,
     variant_catalogue,
 )
+from casino.engine.war.randomness import draw_seat, validate_seed
 from casino.engine.war.records import CorruptRecord
 from casino.engine.war.results import EndReason, GameResult
 from casino.engine.war.rules import WarRules
@@ -37,6 +39,7 @@ from casino.engine.war.strategies import STRATEGIES
 
 __all__ = [
     "BATTLE_CAP",
+    "DRAW_SEAT",
     "PRESETS",
     "STRATEGIES",
     "CorruptRecord",
@@ -55,18 +58,39 @@ __all__ = [
     "WarRules",
     "build_rules",
     "default_seats",
+    "draw_seat",
     "new_game",
     "parse_option_value",
     "preset",
+    "resolve_human_seat",
     "seats_from_json",
     "simulate",
     "variant_catalogue",
 ]
 
 
-def default_seats(count: int) -> list[SeatSpec]:
-    """Seat 0 is a human, the others play ``greedy``."""
-    return [SeatSpec(SeatKind.HUMAN)] + [SeatSpec(SeatKind.COMPUTER, "greedy")] * (count - 1)
+#: ``human_seat`` value asking for the human's seat to be drawn from the game's seed.
+DRAW_SEAT = "draw"
+
+
+def default_seats(count: int, human_seat: int = 0, strategy: str = "greedy") -> list[SeatSpec]:
+    """One human at ``human_seat`` (seat 0 unless told), the others computers."""
+    computer = SeatSpec(SeatKind.COMPUTER, strategy)
+    return [SeatSpec(SeatKind.HUMAN) if s == human_seat else computer for s in range(count)]
+
+
+def resolve_human_seat(human_seat: int | str, seed: str, count: int) -> int:
+    """The human's seat: a seat number, or ``"draw"`` for ``draw_seat(seed, count)``.
+
+    Seats are not equal in every variant (with a fixed return order the later seat wins
+    more often: docs/war-variants.md), so a player may pick its seat or have it drawn."""
+    if human_seat == DRAW_SEAT:
+        return draw_seat(seed, count)
+    if type(human_seat) is not int or not 0 <= human_seat < count:
+        raise InvalidRules(
+            f"human_seat must be a seat from 0 to {count - 1} or {DRAW_SEAT!r}, not {human_seat!r}"
+        )
+    return human_seat
 
 
 def seats_from_json(data: Sequence[Any] | None, count: int) -> list[SeatSpec]:
@@ -94,19 +118,28 @@ def new_game(
     seed: str | None = None,
     seats: Sequence[Mapping[str, Any]] | Sequence[SeatSpec] | None = None,
     *,
+    human_seat: int | str | None = None,
     log: bool = True,
 ) -> WarGame:
     """A new game of a preset. Without a seed one is drawn (and revealed when the game ends);
-    without seats, seat 0 is a human and the rest are ``greedy`` computers."""
+    without seats, one seat is a human and the rest are ``greedy`` computers: seat 0, or
+    ``human_seat`` (a seat number, or ``"draw"`` to draw it from the seed). ``human_seat``
+    and ``seats`` do not go together (the seat list already says who sits where)."""
     rules = build_rules(variant, options)
+    game_seed = seed if seed is not None else secrets.token_hex(16)
     specs: list[SeatSpec]
-    if seats and all(isinstance(s, SeatSpec) for s in seats):
+    if human_seat is not None:
+        if seats is not None:
+            raise InvalidRules("give either seats or human_seat, not both")
+        validate_seed(game_seed)
+        specs = default_seats(rules.seats, resolve_human_seat(human_seat, game_seed, rules.seats))
+    elif seats and all(isinstance(s, SeatSpec) for s in seats):
         specs = [s for s in seats if isinstance(s, SeatSpec)]
     else:
         specs = seats_from_json(seats, rules.seats)
     return WarGame(
         rules,
-        seed if seed is not None else secrets.token_hex(16),
+        game_seed,
         specs,
         variant=variant,
         options=dict(options or {}),

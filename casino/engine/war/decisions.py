@@ -1,6 +1,7 @@
 """Choices a seat makes, the moves that answer them, and the error for a wrong move.
 
-A move is a small JSON object: ``{"action": "play"}``, ``{"action": "steal"}``,
+A move is a small JSON object: ``{"action": "play"}``, ``{"action": "steal"}`` (every
+matching pile) or ``{"action": "steal", "from": [1, 3]}`` (Steal War: those piles only),
 ``{"action": "play", "card": "QH"}`` (hand of three) or ``{"action": "top", "card": "9S"}``
 (Steal War: which won card lies on top of the capture pile).
 """
@@ -66,7 +67,11 @@ def normalise(move: object) -> Move:
     for key, value in move.items():
         if not isinstance(key, str):
             raise IllegalMove(f"move keys are text, not {key!r}")
-        out[key] = value.strip().upper() if key == "card" and isinstance(value, str) else value
+        if key == "card" and isinstance(value, str):
+            value = value.strip().upper()
+        elif key == "from" and isinstance(value, list) and all(type(v) is int for v in value):
+            value = sorted(value)  # the piles to steal, as a set
+        out[key] = value
     if isinstance(out.get("action"), str):
         out["action"] = out["action"].strip().lower()
     return out

@@ -13,7 +13,6 @@ from collections import deque
 from dataclasses import dataclass
 
 from casino.engine.war.cycles import CycleDetector, position_key
-from casino.engine.war.game import BATTLE_CAP, THREE
 from casino.engine.war.randomness import SHUFFLE, BitSource, deal, rank_table, server_seed, stream
 from casino.engine.war.results import EndReason
 from casino.engine.war.rules import (
@@ -26,6 +25,7 @@ from casino.engine.war.rules import (
     WonCards,
     war_value,
 )
+from casino.engine.war.state import BATTLE_CAP, THREE
 
 
 @dataclass(frozen=True, slots=True)

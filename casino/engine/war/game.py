@@ -1,7 +1,9 @@
 """The one War game model: every variant is this class reading a ``WarRules`` value.
 
-(Steal War's looks and steals live in ``steal.py``, the hand of three in ``hands.py``: the
-same model, in modules of their own because only those variants use them.)
+(Where the cards lie is ``state.GameState``, which this class extends; Steal War's looks and
+steals live in ``steal.py``, the hand of three in ``hands.py``, what a seat may see in
+``views.py`` and the JSON record in ``records.py``. They all work on ``GameState`` and none
+imports this module.)
 
 A game is fully determined by its seed and the moves its human seats make. Its battles run in
 one generator that yields whenever seats must decide, so a game can pause in the middle of a
@@ -9,34 +11,21 @@ battle (a steal, the fourth card of a war) and resume when the move arrives, or 
 battles when asked to. Computer seats answer at once through their strategy; human seats leave
 a pending ``Decision``.
 
-Cards are ints (indices into the pack's canonical order) and compare by rank only. Between
-battles every card is in exactly one place: a stock, a hand, a capture pile, a pile of won
-tricks set aside, the cards left out at the deal, or the dead cards of a void war.
-
 The rule choices the seeds leave open are documented in ``docs/war-variants.md``.
 """
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable, Generator, Sequence
 from typing import Any
 
 from casino.engine.cards import Rank
-from casino.engine.errors import IllegalAction, InvalidRules
-from casino.engine.war import hands, steal, strategies
+from casino.engine.errors import EngineError, IllegalAction
+from casino.engine.war import hands, records, steal, strategies, views
 from casino.engine.war.cycles import CycleDetector, position_key
 from casino.engine.war.decisions import BattleGen, Decision, IllegalMove, Move, describe, normalise
-from casino.engine.war.randomness import (
-    SEAT_BASE,
-    SHUFFLE,
-    BitSource,
-    deal,
-    seed_commitment,
-    server_seed,
-    stream,
-    validate_seed,
-)
+from casino.engine.war.entries import Cycle, EntryBuilder, RoundOver
+from casino.engine.war.records import CorruptRecord
 from casino.engine.war.results import EndReason, GameResult
 from casino.engine.war.rules import (
     BY_RANK,
@@ -50,15 +39,16 @@ from casino.engine.war.rules import (
     war_value,
 )
 from casino.engine.war.seats import SeatKind, SeatSpec
+from casino.engine.war.state import BATTLE_CAP, RULE_REVISION, THREE, GameState
 
-#: Safety net: no game plays more battles than this, whatever the rules (a cycle that the
-#: detector cannot prove, e.g. with random choices, still ends).
-BATTLE_CAP = 10_000
-THREE = 3
+__all__ = ["BATTLE_CAP", "THREE", "WarGame"]
+
 _LOW_BEATS_ACE = 16  # above the joker rank (15): the low card beats the ace outright
+#: A war's outcome: (winner, rounds fought, whether the winner's card was compared).
+WarGen = Generator[list[Decision], dict[int, Move], tuple[int | None, int, bool]]
 
 
-class WarGame:
+class WarGame(GameState):
     """A War game in progress. See the module docstring; the public surface is:
 
     ``advance(until)``, ``pending``, ``apply(seat, move)``, ``view(seat)``, ``result``,
@@ -76,86 +66,39 @@ class WarGame:
         log: bool = True,
         battle_cap: int = BATTLE_CAP,
         observer: Callable[[WarGame], None] | None = None,
+        revision: int = RULE_REVISION,
     ) -> None:
-        self.rules = rules
-        self.seed = validate_seed(seed)
-        self.variant = variant
-        self.options = dict(options or {})
-        self.seats: tuple[SeatSpec, ...] = tuple(seats or [SeatSpec()] * rules.seats)
-        if len(self.seats) != rules.seats:
-            raise InvalidRules(f"these rules seat {rules.seats} players, not {len(self.seats)}")
-        self.battle_cap = battle_cap
+        super().__init__(
+            rules,
+            seed,
+            seats,
+            variant=variant,
+            options=options,
+            log=log,
+            battle_cap=battle_cap,
+            revision=revision,
+        )
         #: Called after every battle (tests assert card conservation with it).
         self.observer = observer
-        self._key = server_seed(seed)
-        pack = rules.pack_spec
-        self._rank = [int(card.rank) for card in pack.cards]
-        self._code = [card.code for card in pack.cards]
-        self._index = {code: i for i, code in enumerate(self._code)}
-        self._low_rank = int(pack.ranks[0])
-        self._copies = {rank: self._rank.count(rank) for rank in set(self._rank)}
-        weaker = sorted(self._rank)
-        self._beats_share = {
-            rank: sum(1 for r in weaker if r < rank) / (len(weaker) - 1) for rank in set(weaker)
-        }
-        n = rules.seats
-        self.battles = 0
-        self.wars = 0
-        self.wars_won = [0] * n
-        self.round_no = 0
-        self.round_wins = [0] * n
-        self.result: GameResult | None = None
-        self.moves: list[dict[str, Any]] = []
-        self.log: list[dict[str, Any]] | None = [] if log else None
-        self._pending: dict[int, Decision] = {}
         self._answers: dict[int, Move] = {}
         self._gen: BattleGen | None = None
         self._stop_each_battle = False
-        self._entry: dict[str, Any] | None = None
-        self._pot: list[list[int]] = [[] for _ in range(n)]
-        self._void_draw = False
-        self._gone: set[int] = set()
-        self._protected: set[int] = set()
-        self._steals = 0
+        #: The seats sharing a draw by a void war (empty: no such draw).
+        self._void_draw: tuple[int, ...] = ()
         self._plain = not rules.has_decisions
         deterministic = not rules.has_decisions or all(
             s.kind is SeatKind.COMPUTER and s.strategy in strategies.DETERMINISTIC
             for s in self.seats
         )
-        self._cycles = CycleDetector() if rules.can_cycle and deterministic else None
-        self.cycle_length: int | None = None
-        self._start_round()
+        # Since revision 2 a capture pile is always shuffled when turned over: no loop is
+        # certain then, so only stocks can be proven to cycle.
+        shuffled_piles = revision >= 2 and rules.won_cards is WonCards.PILE
+        provable = rules.can_cycle and deterministic and not shuffled_piles
+        self._cycles = CycleDetector() if provable else None
         if self._cycles is not None:
             self._cycles.seen_at(self._position_key(), 0)
 
-    # --- setup -------------------------------------------------------------------------------
-
-    def _start_round(self) -> None:
-        r = self.rules
-        stocks, left_out = deal(r, self._key, self.round_no)
-        self.stocks: list[deque[int]] = [deque(s) for s in stocks]
-        self.piles: list[list[int]] = [[] for _ in range(r.seats)]
-        self.hands: list[list[int]] = [[] for _ in range(r.seats)]
-        self.aside: list[list[int]] = [[] for _ in range(r.seats)]
-        self.left_out = left_out
-        self.dead: list[int] = []
-        self._shuffle = BitSource(stream(self._key, self.round_no, SHUFFLE))
-        self._seat_rng = [
-            BitSource(stream(self._key, self.round_no, SEAT_BASE + s)) for s in range(r.seats)
-        ]
-        for s in range(r.seats):
-            self._refill_hand(s)
-
     # --- public driving ----------------------------------------------------------------------
-
-    @property
-    def finished(self) -> bool:
-        return self.result is not None
-
-    @property
-    def pending(self) -> list[Decision]:
-        """Decisions awaited from human seats, in seat order."""
-        return [self._pending[s] for s in sorted(self._pending)]
 
     def advance(self, until: str = "decision", *, proxy: str = "greedy") -> None:
         """Play on until ``"battle"`` (one more battle done), ``"decision"`` (a human must
@@ -171,7 +114,7 @@ class WarGame:
                     return
                 for seat in sorted(self._pending):
                     decision = self._pending[seat]
-                    self._apply(seat, proxy_play(decision, self._seat_rng[seat]), auto=True)
+                    self._apply(seat, proxy_play(decision, self.seat_rng[seat]), auto=True)
                 continue
             if until == "battle" and self.battles > start:
                 return
@@ -182,6 +125,11 @@ class WarGame:
         """A human seat's move. Raises ``IllegalMove`` (listing the legal moves) if it is not
         one of them; afterwards play continues to the end of the battle or the next choice."""
         self._apply(seat, move, auto=False)
+
+    def apply_recorded(self, seat: int, move: object, *, auto: bool) -> None:
+        """A move as a record holds it: ``auto`` when the proxy strategy made it for a human
+        (``advance("end")``), so replaying a record records the same moves again."""
+        self._apply(seat, move, auto=auto)
 
     def _apply(self, seat: int, move: object, *, auto: bool) -> None:
         if self.result is not None:
@@ -222,51 +170,12 @@ class WarGame:
                     self._pending[decision.seat] = decision
                 else:
                     play = strategies.strategy(spec.strategy or "greedy")
-                    send[decision.seat] = play(decision, self._seat_rng[decision.seat])
+                    send[decision.seat] = play(decision, self.seat_rng[decision.seat])
             if self._pending:
                 self._answers = send
                 return
 
-    # --- card places -------------------------------------------------------------------------
-
-    def cards_held(self, seat: int) -> int:
-        """Cards a seat still plays with (stock, hand and capture pile)."""
-        return len(self.stocks[seat]) + len(self.piles[seat]) + len(self.hands[seat])
-
-    def all_cards(self) -> list[int]:
-        """Every card of the pack wherever it lies (for conservation checks)."""
-        cards: list[int] = []
-        for s in range(self.rules.seats):
-            cards += self.stocks[s]
-            cards += self.piles[s]
-            cards += self.hands[s]
-            cards += self.aside[s]
-            cards += self._pot[s]
-        return cards + self.left_out + self.dead
-
-    def code(self, card: int) -> str:
-        return self._code[card]
-
-    def _draw(self, seat: int) -> int:
-        stock = self.stocks[seat]
-        if not stock:
-            self._turn_pile(seat)
-        return stock.popleft()
-
-    def _turn_pile(self, seat: int) -> None:
-        """Stock empty: the capture pile is turned over (and shuffled) into a new stock."""
-        pile = self.piles[seat]
-        if self.rules.return_order is ReturnOrder.SHUFFLED:
-            self._shuffle.shuffle(pile)
-        self.stocks[seat].extend(pile)
-        pile.clear()
-
-    def _refill_hand(self, seat: int) -> None:
-        size = self.rules.hand_size
-        hand = self.hands[seat]
-        stock = self.stocks[seat]
-        while len(hand) < size and stock:
-            hand.append(stock.popleft())
+    # --- comparing cards ---------------------------------------------------------------------
 
     def _highest(self, seats: list[int], up: list[int]) -> list[int]:
         """The seats whose face-up card ranks highest (one seat: it wins)."""
@@ -274,7 +183,7 @@ class WarGame:
             values = self._strengths(seats, up)
             best = max(values.values())
             return [s for s in seats if values[s] == best]
-        rank = self._rank
+        rank = self.ranks
         best = -1
         top: list[int] = []
         for s in seats:
@@ -287,10 +196,10 @@ class WarGame:
         return top
 
     def _strengths(self, seats: Sequence[int], up: list[int]) -> dict[int, int]:
-        rank = self._rank
+        rank = self.ranks
         values = {s: rank[up[s]] for s in seats}
         if self.rules.low_beats_ace:
-            low = self._low_rank
+            low = self.low_rank
             shown = set(values.values())
             if Rank.ACE in shown and low in shown:
                 for s, v in values.items():
@@ -306,28 +215,29 @@ class WarGame:
         r = self.rules
         n = r.seats
         plain = self._plain
+        logging = self.logging
         while self.result is None:
             pot: list[list[int]] = [[] for _ in range(n)]
-            self._pot = pot
+            self.pot = pot
             up = [-1] * n
-            if self._gone:
-                self._gone = set()
-            if self._protected:
-                self._protected = set()
-            self._steals = 0
-            stocks, piles, hands = self.stocks, self.piles, self.hands
-            active = [s for s in range(n) if stocks[s] or piles[s] or hands[s]]
-            entry = self._entry = self._new_entry() if self.log is not None else None
+            if self.gone:
+                self.gone = set()
+            if self.protected:
+                self.protected = set()
+            self.steals_this_battle = 0
+            stocks, piles, hands_ = self.stocks, self.piles, self.hands
+            active = [s for s in range(n) if stocks[s] or piles[s] or hands_[s]]
+            entry = self.entry = self._new_entry() if logging else None
             if plain:
                 for s in active:
-                    card = stocks[s].popleft() if stocks[s] else self._draw(s)
+                    card = stocks[s].popleft() if stocks[s] else self.draw(s)
                     pot[s].append(card)
                     up[s] = card
             else:
                 yield from self._commit(active, pot, up, 0)
-            contenders = [s for s in active if s not in self._gone] if self._gone else active
+            contenders = [s for s in active if s not in self.gone] if self.gone else active
             if entry is not None:
-                entry["turned"] = [self._code[up[s]] if pot[s] else None for s in range(n)]
+                entry.turned = [self.codes[up[s]] if pot[s] else None for s in range(n)]
             top = self._highest(contenders, up)
             if len(top) == 1:
                 winner: int | None = top[0]
@@ -343,17 +253,17 @@ class WarGame:
                     self.wars_won[winner] += 1
                 split_pair = compared and rnd > 0 and r.hand_size > 0
                 cards = self._take_pot(winner, pot, split_pair=split_pair)
-                if r.stealing and len({self._rank[c] for c in cards}) > 1:
+                if r.stealing and len({self.ranks[c] for c in cards}) > 1:
                     decision = steal.top_decision(self, winner, cards)
                     answers = yield [decision]
-                    chosen = self._index[answers[winner]["card"]]
+                    chosen = self.index[answers[winner]["card"]]
                     cards.remove(chosen)
                     cards.append(chosen)
                     if entry is not None:
-                        entry["top"] = self._code[chosen]
+                        entry.top = self.codes[chosen]
                 for s in range(n):
                     pot[s] = []  # the cards stay on the table (and counted there) until placed
-                self._place(winner, cards)
+                self.place(winner, cards)
             self._end_battle()
             if self._stop_each_battle and self.result is None:
                 yield []
@@ -364,8 +274,8 @@ class WarGame:
         top: list[int],
         pot: list[list[int]],
         up: list[int],
-        entry: dict[str, Any] | None,
-    ) -> Generator[list[Decision], dict[int, Move], tuple[int | None, int, bool]]:
+        entry: EntryBuilder | None,
+    ) -> WarGen:
         """From a tie for the highest card to the war's end: ``(winner, rounds, compared)``;
         ``compared`` is false when the winner is the last one able to fight. A void war is
         settled here and reported as ``(None, -1, False)``."""
@@ -383,45 +293,42 @@ class WarGame:
                 self.wars += 1
             if r.war_joins is WarJoins.TIED:
                 contenders = top
-            down = self._war_down(rnd, self._rank[up[top[0]]])
+            down = self._war_down(rnd, self.ranks[up[top[0]]])
             plan, eliminated, void = self._short_stack(contenders, top, down)
+            for s in eliminated:
+                self._forfeit(s, pot)
             if void is not None:
                 self._void(void, pot)
                 return None, -1, False
-            for s in eliminated:
-                self._forfeit(s, pot)
             contenders = [s for s in contenders if s not in eliminated]
             if len(contenders) <= 1:
                 top = contenders
                 continue
-            war_round: dict[str, Any] | None = None
-            if entry is not None:
-                war_round = {"down": [None] * n, "up": [None] * n, "standing": []}
-                entry["wars"].append(war_round)
+            war_round = entry.war_round(n) if entry is not None else None
             rising = []
             for s in contenders:
                 k = plan[s]
                 if k is None:
                     if war_round is not None:
-                        war_round["standing"].append(s)
+                        war_round.standing.append(s)
                     continue
-                cards = [self._draw(s) for _ in range(k)]
+                cards = [self.draw(s) for _ in range(k)]
                 pot[s] += cards
                 if war_round is not None:
-                    war_round["down"][s] = [self._code[c] for c in cards]
+                    war_round.down[s] = tuple(self.codes[c] for c in cards)
                 rising.append(s)
             if plain:
                 for s in rising:
-                    card = self._draw(s)
+                    card = self.draw(s)
                     pot[s].append(card)
                     up[s] = card
             else:
                 yield from self._commit(rising, pot, up, rnd)
             if war_round is not None:
                 for s in rising:
-                    if s not in self._gone:
-                        war_round["up"][s] = self._code[up[s]]
-            contenders = [s for s in contenders if s not in self._gone]
+                    if s not in self.gone:
+                        war_round.up[s] = self.codes[up[s]]
+            contenders = [s for s in contenders if s not in self.gone]
             top = self._highest(contenders, up) if contenders else []
 
     def _war_down(self, rnd: int, tied_rank: int) -> int:
@@ -436,30 +343,39 @@ class WarGame:
     def _short_stack(
         self, contenders: list[int], top: list[int], down: int
     ) -> tuple[dict[int, int | None], list[int], list[int] | None]:
-        """Per contender: face-down cards to play before a new face-up card (``None``: its
-        face-up card stands); the contenders eliminated; or the seats of a void war."""
+        """Per contender still fighting: face-down cards to play before a new face-up card
+        (``None``: its face-up card stands); the contenders eliminated (their cards go on the
+        table); and, when nobody left can finish the war, the seats of the void war."""
         rule = self.rules.short_stack
         need = down + 1
         if self.rules.hand_size:
             return hands.short_stack(self, contenders, top, down)
         avail = {s: self.cards_held(s) for s in contenders}
         plan: dict[int, int | None] = {}
+        revised = self.revision >= 2
         if rule is ShortStack.LOSE:
             short = [s for s in contenders if avail[s] < need]
             if len(short) < len(contenders):
                 return {s: down for s in contenders if s not in short}, short, None
-            # Nobody can finish the war: whoever would run out first loses, all at once: void.
+            # Nobody can finish the war: whoever would run out first loses; those with the
+            # most cards, if several, all run out at once: a void war between them.
             most = max(avail.values())
             survivors = [s for s in contenders if avail[s] == most]
+            losers = [s for s in contenders if s not in survivors]
             if len(survivors) > 1:
-                return plan, [], survivors
-            return plan, [s for s in contenders if s not in survivors], None
+                # Revision 1 left the others in the game, without the cards they had played.
+                return plan, losers if revised else [], survivors
+            return plan, losers, None
         if rule is ShortStack.LAST_UP:
-            if all(avail[s] == 0 for s in contenders):
-                return plan, [], top
-            for s in contenders:
+            # A card stands for the war only for a player in the tie; since revision 2 a
+            # player out of cards whose last card lost the battle drops out (3-4 players).
+            out = [s for s in contenders if not avail[s] and s not in top] if revised else []
+            fighting = [s for s in contenders if s not in out]
+            if all(avail[s] == 0 for s in fighting):
+                return plan, out, top
+            for s in fighting:
                 plan[s] = min(down, avail[s] - 1) if avail[s] else None
-            return plan, [], None
+            return plan, out, None
         empty = [s for s in contenders if avail[s] == 0]
         if len(empty) == len(contenders):
             return plan, [], top
@@ -482,9 +398,7 @@ class WarGame:
         self.stocks[seat].clear()
         self.hands[seat].clear()
         self.piles[seat].clear()
-        self._gone.add(seat)
-        if self._entry is not None:
-            self._entry["eliminated"].append(seat)
+        self.eliminate(seat)
 
     def _void(self, seats: Sequence[int], pot: list[list[int]]) -> None:
         """A war nobody can finish: each of ``seats`` takes back its own cards; cards of
@@ -495,24 +409,15 @@ class WarGame:
             if not cards:
                 continue
             if s in keep:
-                self._place(s, cards)
+                self.place(s, cards)
             else:
                 self.dead += cards
             pot[s] = []
         holders = {s for s in range(self.rules.seats) if self.cards_held(s)}
         if self.rules.won_cards is not WonCards.ASIDE and holders <= keep:
-            self._void_draw = True
-        if self._entry is not None:
-            self._entry["void"] = sorted(keep)
-
-    def _place(self, seat: int, cards: list[int]) -> None:
-        where = self.rules.won_cards
-        if where is WonCards.STOCK:
-            self.stocks[seat].extend(cards)
-        elif where is WonCards.PILE:
-            self.piles[seat] += cards
-        else:
-            self.aside[seat] += cards
+            self._void_draw = tuple(sorted(keep))
+        if self.entry is not None:
+            self.entry.void = tuple(sorted(keep))
 
     def _ordered(self, winner: int, pot: list[list[int]]) -> list[int]:
         n = self.rules.seats
@@ -524,22 +429,22 @@ class WarGame:
             return cards
         cards = [c for seat_cards in pot for c in seat_cards]
         if order is ReturnOrder.SHUFFLED:
-            self._shuffle.shuffle(cards)
+            self.shuffler.shuffle(cards)
         return cards
 
     def _take_pot(self, winner: int, pot: list[list[int]], *, split_pair: bool) -> list[int]:
-        entry = self._entry
+        entry = self.entry
         if split_pair:
             # Hand of three: the lower deciding card takes the two cards that began the war.
             loser = 1 - winner
             pair = [pot[0].pop(0), pot[1].pop(0)]
             self.stocks[loser].extend(pair)
             if entry is not None:
-                entry["pair_to"] = loser
+                entry.pair_to = loser
         cards = self._ordered(winner, pot)
         if entry is not None:
-            entry["winner"] = winner
-            entry["won"] = len(cards)
+            entry.winner = winner
+            entry.won = len(cards)
         return cards
 
     # --- face-up cards: plain, from a hand, or looked at and maybe used to steal ----------------
@@ -553,55 +458,61 @@ class WarGame:
             yield from steal.commit(self, seats, pot, up, rnd)
         else:
             for s in seats:
-                card = self._draw(s)
+                card = self.draw(s)
                 pot[s].append(card)
                 up[s] = card
 
     # --- between battles ---------------------------------------------------------------------
 
-    def _new_entry(self) -> dict[str, Any]:
-        entry: dict[str, Any] = {
-            "battle": self.battles + 1,
-            "turned": [],
-            "wars": [],
-            "winner": None,
-            "won": 0,
-            "eliminated": [],
-        }
-        if self.rules.rounds > 1:
-            entry["round"] = self.round_no + 1
-        if self.rules.stealing:
-            entry["steals"] = []
-        return entry
+    def _new_entry(self) -> EntryBuilder:
+        return EntryBuilder(
+            battle=self.battles + 1,
+            round=self.round_no + 1 if self.rules.rounds > 1 else None,
+            steals=[] if self.rules.stealing else None,
+        )
 
     def _end_battle(self) -> None:
         self.battles += 1
-        entry = self._entry
-        self._entry = None
-        n = self.rules.seats
-        if entry is not None and self.log is not None:
-            entry["stocks"] = [len(self.stocks[s]) for s in range(n)]
-            if self.rules.won_cards is WonCards.PILE:
-                entry["piles"] = [len(p) for p in self.piles]
-            if self.rules.won_cards is WonCards.ASIDE:
-                entry["aside"] = [len(a) for a in self.aside]
-            if self.rules.hand_size:
-                entry["hands"] = [len(h) for h in self.hands]
-            self.log.append(entry)
+        entry = self.entry
+        self.entry = None
+        if entry is not None:
+            rules = self.rules
+            entry.stocks = tuple(map(len, self.stocks))
+            if rules.won_cards is WonCards.PILE:
+                entry.piles = tuple(map(len, self.piles))
+            elif rules.won_cards is WonCards.ASIDE:
+                entry.aside = tuple(map(len, self.aside))
+            if rules.hand_size:
+                entry.hands = tuple(map(len, self.hands))
         self._check_end(entry)
+        if entry is not None:
+            self.log_battle(entry)
         if self.observer is not None:
             self.observer(self)
 
     def _finish(
-        self, winners: Sequence[int], reason: EndReason, entry: dict[str, Any] | None
+        self,
+        winners: Sequence[int],
+        reason: EndReason,
+        entry: EntryBuilder | None,
+        *,
+        drawn: Sequence[int] | None = None,
     ) -> None:
+        """The game is over. ``drawn``: for a draw, the seats that share it (the others, out
+        of cards before it, lost); by default a draw has no losers."""
         winners_t = tuple(sorted(winners))
-        losers = tuple(s for s in range(self.rules.seats) if s not in winners_t)
-        self.result = GameResult(winners_t, losers if winners_t else (), reason, self.battles)
+        n = self.rules.seats
+        if winners_t:
+            losers = tuple(s for s in range(n) if s not in winners_t)
+        elif drawn is not None:
+            losers = tuple(s for s in range(n) if s not in drawn)
+        else:
+            losers = ()
+        self.result = GameResult(winners_t, losers, reason, self.battles)
         if entry is not None:
-            entry["result"] = self.result.to_dict()
+            entry.result = self.result
 
-    def _check_end(self, entry: dict[str, Any] | None) -> None:
+    def _check_end(self, entry: EntryBuilder | None) -> None:
         r = self.rules
         n = r.seats
         limit = r.battle_limit
@@ -624,7 +535,9 @@ class WarGame:
         ]
         holders = [s for s in range(n) if held[s]]
         if self._void_draw:
-            self._finish((), EndReason.VOID, entry)
+            # Since revision 2 the players already out lose the game the others draw.
+            drawn = self._void_draw if self.revision >= 2 else None
+            self._finish((), EndReason.VOID, entry, drawn=drawn)
         elif r.ending is Ending.ONE_PASS:
             if len(holders) < 2:
                 self._end_round(entry)
@@ -649,7 +562,7 @@ class WarGame:
                 self.cycle_length = self.battles - first
                 self._finish((), EndReason.CYCLE, entry)
                 if entry is not None:
-                    entry["cycle"] = {"since_battle": first, "length": self.cycle_length}
+                    entry.cycle = Cycle(first, self.cycle_length)
 
     def _standing(self, held: list[int]) -> list[int]:
         """Winners at the battle limit: most cards (fewest when holding cards loses)."""
@@ -662,21 +575,19 @@ class WarGame:
         leaders = [s for s in range(len(held)) if held[s] == best]
         return leaders if len(leaders) == 1 else []
 
-    def _end_round(self, entry: dict[str, Any] | None) -> None:
+    def _end_round(self, entry: EntryBuilder | None) -> None:
         won = [len(a) for a in self.aside]
         best = max(won)
         leaders = [s for s in range(self.rules.seats) if won[s] == best]
         if len(leaders) == 1:
             self.round_wins[leaders[0]] += 1
         if entry is not None:
-            entry["round_over"] = {
-                "round": self.round_no + 1,
-                "won": won,
-                "winners": leaders if len(leaders) == 1 else [],
-            }
+            entry.round_over = RoundOver(
+                self.round_no + 1, tuple(won), tuple(leaders) if len(leaders) == 1 else ()
+            )
         if self.round_no + 1 < self.rules.rounds:
             self.round_no += 1
-            self._start_round()
+            self.start_round()
             return
         scores = won if self.rules.rounds == 1 else self.round_wins
         top = max(scores)
@@ -684,7 +595,7 @@ class WarGame:
         self._finish(leaders if len(leaders) == 1 else (), EndReason.ONE_PASS, entry)
 
     def _position_key(self) -> bytes:
-        rank = self._rank
+        rank = self.ranks
         seats = (
             (
                 [rank[c] for c in self.stocks[s]],
@@ -699,21 +610,38 @@ class WarGame:
     # --- views and records ---------------------------------------------------------------------
 
     def view(self, seat: int | None = None, *, log_tail: int | None = None) -> dict[str, Any]:
-        from casino.engine.war.views import game_view
-
-        return game_view(self, seat, log_tail=log_tail)
+        return views.game_view(self, seat, log_tail=log_tail)
 
     def to_dict(self) -> dict[str, Any]:
-        from casino.engine.war.records import game_record
-
-        return game_record(self)
+        return records.game_record(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> WarGame:
-        from casino.engine.war.records import replay_record
-
-        return replay_record(data)
-
-    @property
-    def seed_hash(self) -> str:
-        return seed_commitment(self.seed)
+        """Replay a record (``to_dict``) to its recorded position; ``CorruptRecord`` if the
+        record does not replay to exactly the position it recorded."""
+        record = records.parse_record(data)
+        try:
+            game = cls(
+                record.rules,
+                record.seed,
+                record.seats,
+                variant=record.variant,
+                options=record.options,
+                log=record.log,
+                battle_cap=record.battle_cap,
+                revision=record.revision,
+            )
+            for move in record.moves:
+                game.advance("decision")
+                game.apply_recorded(int(move["seat"]), move["move"], auto=bool(move.get("auto")))
+            if record.paused or record.finished:
+                game.advance("decision")
+            while game.battles < record.battles and not game.finished and not game.pending:
+                game.advance("battle")
+        except (KeyError, TypeError, ValueError, EngineError) as exc:
+            if isinstance(exc, CorruptRecord):
+                raise
+            raise CorruptRecord(f"game record does not replay: {exc}") from exc
+        if game.battles != record.battles or records.state_digest(game) != record.digest:
+            raise CorruptRecord("game record does not replay to its recorded position")
+        return game

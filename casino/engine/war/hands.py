@@ -1,48 +1,44 @@
 """Hand of three: choosing the card to play from a hand refilled from the stock.
 
-Functions of the one game model (``WarGame``), kept apart because only the hand-of-three
-variant uses them.
+Functions on a game's ``GameState``, kept apart because only the hand-of-three variant uses
+them.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from casino.engine.war.decisions import BattleGen, Decision, DecisionKind
 from casino.engine.war.rules import ShortStack
-
-if TYPE_CHECKING:
-    from casino.engine.war.game import WarGame
+from casino.engine.war.state import GameState
 
 
 def commit(
-    game: WarGame, seats: list[int], pot: list[list[int]], up: list[int], rnd: int
+    game: GameState, seats: list[int], pot: list[list[int]], up: list[int], rnd: int
 ) -> BattleGen:
     requests = []
     for s in seats:
-        game._refill_hand(s)
+        game.refill_hand(s)
         hand = game.hands[s]
-        if len({game._rank[c] for c in hand}) > 1:
+        if len({game.ranks[c] for c in hand}) > 1:
             context = {
-                "hand": [{"card": game._code[c], "strength": game._rank[c]} for c in hand],
+                "hand": [{"card": game.codes[c], "strength": game.ranks[c]} for c in hand],
                 "war": rnd > 0,
                 "pot": sum(map(len, pot)),
             }
-            legal = tuple({"action": "play", "card": game._code[c]} for c in hand)
+            legal = tuple({"action": "play", "card": game.codes[c]} for c in hand)
             requests.append(Decision(s, DecisionKind.HAND_CARD, legal, context))
     answers = (yield requests) if requests else {}
     for s in seats:
         hand = game.hands[s]
         move = answers.get(s)
-        card = game._index[move["card"]] if move else hand[0]
+        card = game.index[move["card"]] if move else hand[0]
         hand.remove(card)
         pot[s].append(card)
         up[s] = card
-        game._refill_hand(s)
+        game.refill_hand(s)
 
 
 def short_stack(
-    game: WarGame, contenders: list[int], top: list[int], down: int
+    game: GameState, contenders: list[int], top: list[int], down: int
 ) -> tuple[dict[int, int | None], list[int], list[int] | None]:
     """Hand of three: face-down cards come from the stock, the deciding card from the hand."""
     lose = game.rules.short_stack is ShortStack.LOSE

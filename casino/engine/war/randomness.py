@@ -7,14 +7,16 @@ purpose gets its own nonce, so one kind of draw never shifts another:
 nonce ``8*r + 0``     deal of round ``r`` (``r`` = 0 unless a match)
 nonce ``8*r + 1``     won cards' order, capture piles turned into stocks
 nonce ``8*r + 2 + s`` computer decisions of seat ``s`` (0-3)
+nonce ``6``           the human's seat, when drawn (``draw_seat``)
 ====================  ==============================================
 
 The deal is the fairness spec's Fisher-Yates (``DrawStream.shuffle``, the walk that
-``dealt_positions`` stops early) over one pack in canonical order, dealt round the table one
-card at a time. Other draws take bits from the
-stream's 32-bit draws, least significant bit first: ``below(n)`` takes ``bit_length(n - 1)``
-bits and rejects values ``>= n`` (no bias). A shuffle of up to 12 cards is one ``below(n!)``
-read in mixed radix as the Fisher-Yates swaps (a battle's two cards cost a single bit).
+``dealt_positions`` stops early: ``n - 1`` draws for ``n`` cards) over one pack in canonical
+order, dealt round the table one card at a time. Other draws take bits from the stream's
+32-bit draws, least significant bit first: ``below(n)`` takes ``bit_length(n - 1)`` bits and
+rejects values ``>= n`` (no bias). A shuffle of up to 12 cards is one ``below(n!)`` read in
+mixed radix as the Fisher-Yates swaps (a battle's two cards cost a single bit). The exact
+specification, with test vectors, is the free-play section of ``docs/fairness.md``.
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ NONCES_PER_ROUND = 8
 DEAL = 0
 SHUFFLE = 1
 SEAT_BASE = 2
+#: Nonce 6 of round 0: the human's seat, when it asks for its seat to be drawn.
+SEAT_DRAW = 6
 SEED_MAX = 128
 
 _T = TypeVar("_T")
@@ -183,3 +187,12 @@ def deal(rules: WarRules, key: bytes, round_no: int = 0) -> tuple[list[list[int]
         for seat, joker in enumerate(jokers):
             stocks[seat].insert(draws.randbelow(len(stocks[seat]) + 1), joker)
     return stocks, left_out
+
+
+def draw_seat(seed: str, seats: int) -> int:
+    """The seat a human who asked for a drawn seat takes: ``below(seats)`` from nonce 6.
+
+    Drawn from the game's own seed, so the draw is as reproducible (and as hidden until the
+    seed is revealed) as the cards."""
+    validate_seed(seed)
+    return BitSource(DrawStream(server_seed(seed), CLIENT_SEED, SEAT_DRAW)).below(seats)

@@ -1,31 +1,54 @@
 """A game as JSON and back: the record holds the seed and the moves; loading replays them.
 
 A War game is fully determined by its rules, seed, seats and the moves of its human seats, so
-that is all a record needs (plus where play stopped). ``replay_record`` plays the game again
-and checks it arrives at the same position, by a digest of every card's place: a record that
-does not replay to its digest is refused rather than silently played differently.
+that is all a record needs (plus where play stopped, and the rule revision it is played by).
+``WarGame.from_dict`` replays it and checks it arrives at the same position, by a digest of
+every card's place: a record that does not replay to its digest is refused rather than
+silently played differently. This module writes records and reads them back into a
+``Record``; it works on ``GameState`` and does not import the game model.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
 from casino.engine.errors import EngineError
 from casino.engine.war.rules import WarRules
-
-if TYPE_CHECKING:
-    from casino.engine.war.game import WarGame
+from casino.engine.war.seats import SeatSpec
+from casino.engine.war.state import RULE_REVISION, GameState
 
 FORMAT = "war-game/1"
+#: Records written before rule revisions existed carry no ``revision``: they are revision 1.
+FIRST_REVISION = 1
 
 
 class CorruptRecord(EngineError):
     code = "corrupt_game_record"
 
 
-def state_digest(game: WarGame) -> str:
+@dataclass(frozen=True)
+class Record:
+    """A record read back: what rebuilds the game, and where it must arrive."""
+
+    rules: WarRules
+    seed: str
+    seats: tuple[SeatSpec, ...]
+    variant: str | None
+    options: dict[str, Any] | None
+    log: bool
+    battle_cap: int
+    revision: int
+    moves: tuple[dict[str, Any], ...]
+    battles: int
+    paused: bool
+    finished: bool
+    digest: str
+
+
+def state_digest(game: GameState) -> str:
     state = {
         "stocks": [[game.code(c) for c in s] for s in game.stocks],
         "piles": [[game.code(c) for c in p] for p in game.piles],
@@ -41,15 +64,15 @@ def state_digest(game: WarGame) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def game_record(game: WarGame) -> dict[str, Any]:
-    return {
+def game_record(game: GameState) -> dict[str, Any]:
+    record = {
         "format": FORMAT,
         "variant": game.variant,
         "options": dict(game.options),
         "rules": game.rules.to_dict(),
         "seed": game.seed,
         "seats": [s.to_dict() for s in game.seats],
-        "log": game.log is not None,
+        "log": game.logging,
         "battle_cap": game.battle_cap,
         "moves": [dict(m, move=dict(m["move"])) for m in game.moves],
         "battles": game.battles,
@@ -57,36 +80,37 @@ def game_record(game: WarGame) -> dict[str, Any]:
         "finished": game.result is not None,
         "digest": state_digest(game),
     }
+    if game.revision != FIRST_REVISION:
+        record["revision"] = game.revision
+    return record
 
 
-def replay_record(data: dict[str, Any]) -> WarGame:
-    from casino.engine.war.game import WarGame
-    from casino.engine.war.seats import SeatSpec
-
+def parse_record(data: object) -> Record:
+    """``data`` as a ``Record``; ``CorruptRecord`` for anything that is not one."""
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise CorruptRecord(f"not a {FORMAT} record")
     try:
-        game = WarGame(
-            WarRules.from_dict(data["rules"]),
-            data["seed"],
-            [SeatSpec.from_dict(s) for s in data["seats"]],
+        revision = data.get("revision", FIRST_REVISION)
+        if type(revision) is not int or not FIRST_REVISION <= revision <= RULE_REVISION:
+            raise CorruptRecord(f"unknown rule revision {revision!r}")
+        return Record(
+            rules=WarRules.from_dict(data["rules"]),
+            seed=data["seed"],
+            seats=tuple(SeatSpec.from_dict(s) for s in data["seats"]),
             variant=data.get("variant"),
             options=data.get("options"),
             log=bool(data.get("log", True)),
             battle_cap=int(data["battle_cap"]),
+            revision=revision,
+            moves=tuple(data["moves"]),
+            battles=int(data["battles"]),
+            paused=bool(data["paused"]),
+            finished=bool(data["finished"]),
+            digest=str(data["digest"]),
         )
-        for move in data["moves"]:
-            game.advance("decision")
-            game._apply(int(move["seat"]), move["move"], auto=bool(move.get("auto")))
-        target = int(data["battles"])
-        if data["paused"] or data["finished"]:
-            game.advance("decision")
-        while game.battles < target and not game.finished and not game.pending:
-            game.advance("battle")
-    except (KeyError, TypeError, ValueError, EngineError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise CorruptRecord(f"game record does not replay: {exc}") from exc
+    except EngineError as exc:
         if isinstance(exc, CorruptRecord):
             raise
         raise CorruptRecord(f"game record does not replay: {exc}") from exc
-    if game.battles != target or state_digest(game) != data["digest"]:
-        raise CorruptRecord("game record does not replay to its recorded position")
-    return game

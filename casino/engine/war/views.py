@@ -8,15 +8,13 @@ hash, and the seed itself once the game is over.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from casino.engine.war.rules import Ending, WonCards
-
-if TYPE_CHECKING:
-    from casino.engine.war.game import WarGame
+from casino.engine.war.state import GameState
 
 
-def game_view(game: WarGame, seat: int | None, *, log_tail: int | None = None) -> dict[str, Any]:
+def game_view(game: GameState, seat: int | None, *, log_tail: int | None = None) -> dict[str, Any]:
     r = game.rules
     if seat is not None and not 0 <= seat < r.seats:
         raise ValueError(f"no seat {seat} at a table of {r.seats}")
@@ -30,7 +28,7 @@ def game_view(game: WarGame, seat: int | None, *, log_tail: int | None = None) -
     entries = game.log or []
     if log_tail is not None:
         entries = entries[-log_tail:] if log_tail > 0 else []
-    current = game._entry  # the battle in progress, if paused in one
+    current = game.entry  # the battle in progress, if paused in one
     return {
         "variant": game.variant,
         "options": dict(game.options),
@@ -47,14 +45,14 @@ def game_view(game: WarGame, seat: int | None, *, log_tail: int | None = None) -
             d.to_dict() if over or d.seat == seat else {"seat": d.seat, "kind": d.kind.value}
             for d in game.pending
         ],
-        "table": _entry_view(current, over) if current is not None else None,
-        "log": [_entry_view(e, over) for e in entries],
+        "table": current.freeze().to_dict(over) if current is not None else None,
+        "log": [entry.to_dict(over) for entry in entries],
         "log_size": len(game.log or []),
         "result": game.result.to_dict() if game.result is not None else None,
     }
 
 
-def _seat_view(game: WarGame, s: int, viewer: int | None, over: bool) -> dict[str, Any]:
+def _seat_view(game: GameState, s: int, viewer: int | None, over: bool) -> dict[str, Any]:
     r = game.rules
     spec = game.seats[s]
     info: dict[str, Any] = {
@@ -79,14 +77,3 @@ def _seat_view(game: WarGame, s: int, viewer: int | None, over: bool) -> dict[st
     if r.rounds > 1:
         info["rounds_won"] = game.round_wins[s]
     return info
-
-
-def _entry_view(entry: dict[str, Any], reveal: bool) -> dict[str, Any]:
-    if reveal:
-        return entry
-    shown = dict(entry)
-    shown["wars"] = [
-        {**war, "down": [None if d is None else len(d) for d in war["down"]]}
-        for war in entry["wars"]
-    ]
-    return shown

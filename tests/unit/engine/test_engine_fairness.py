@@ -69,8 +69,8 @@ def test_client_seed_rules() -> None:
 
 
 def test_nonce_rules() -> None:
-    assert validate_nonce(0) == 0 and validate_nonce(2**63) == 2**63
-    for bad in (-1, True, 1.0, "1"):
+    assert validate_nonce(0) == 0 and validate_nonce(2**63 - 1) == 2**63 - 1
+    for bad in (-1, True, 1.0, "1", 2**63, 2**64):
         with pytest.raises(InvalidSeed):
             validate_nonce(bad)  # type: ignore[arg-type]
 

@@ -11,6 +11,7 @@ import pytest
 
 from casino.engine.cards import Card, Rank, Suit
 from casino.engine.casino_war import (
+    BetOutcome,
     Bets,
     CasinoWarDeal,
     CasinoWarRound,
@@ -20,8 +21,12 @@ from casino.engine.casino_war import (
     RoundStatus,
     TableRules,
     WarCards,
+    bet_outcome,
+    bet_outcomes,
+    deal_casino_war,
+    replay_round,
 )
-from casino.engine.errors import IllegalAction, InvalidBet
+from casino.engine.errors import IllegalAction, InvalidBet, InvalidRules, InvalidSeed
 
 RULES = TableRules()
 BONUS = TableRules(war_tie_bonus=True)
@@ -112,10 +117,12 @@ def test_surrender_keeps_the_tie_bet_win() -> None:
 # --- tie: war ------------------------------------------------------------------------------
 
 
-def test_war_win_pays_the_ante_and_pushes_the_raise() -> None:
+def test_war_win_pushes_the_ante_and_pays_the_raise_even_money() -> None:
+    # The standard statement of the rule (issue 11 point 4); the total is unchanged.
     result = play("7S 7D 2C 3C 4C KD 5S", ante=1_000, decision=Decision.WAR)
     assert result.bets == Bets(ante=1_000, tie_bet=0, raise_=1_000)
-    assert result.payouts == Bets(ante=2_000, tie_bet=0, raise_=1_000)
+    assert result.payouts == Bets(ante=1_000, tie_bet=0, raise_=2_000)
+    assert result.bet_outcomes == {"ante": "push", "tie_bet": "none", "raise": "win"}
     assert result.net == 1_000
     assert result.outcome is Outcome.WAR_WIN
     assert result.war == WarCards(
@@ -127,14 +134,15 @@ def test_war_win_pays_the_ante_and_pushes_the_raise() -> None:
 
 def test_war_tie_without_bonus_is_a_war_win() -> None:
     result = play("7S 7D 2C 3C 4C 9D 9S", ante=1_000, decision=Decision.WAR)
-    assert result.payouts == Bets(ante=2_000, tie_bet=0, raise_=1_000)
+    assert result.payouts == Bets(ante=1_000, tie_bet=0, raise_=2_000)
     assert result.net == 1_000
     assert result.outcome is Outcome.WAR_TIE
 
 
 def test_war_tie_with_bonus_pays_a_bonus_equal_to_the_ante() -> None:
     result = play("7S 7D 2C 3C 4C 9D 9S", ante=1_000, decision=Decision.WAR, rules=BONUS)
-    assert result.payouts == Bets(ante=2_000, tie_bet=0, raise_=2_000)
+    assert result.payouts == Bets(ante=1_000, tie_bet=0, raise_=3_000)
+    assert result.bet_outcomes == {"ante": "push", "tie_bet": "none", "raise": "win"}
     assert result.net == 2_000
 
 
@@ -195,7 +203,7 @@ def test_tie_bet_won_is_false_without_a_tie_bet() -> None:
 def test_tie_bet_pays_12_and_bonus_together() -> None:
     rules = TableRules(tie_pays=12, war_tie_bonus=True)
     result = play("AS AH 2C 3C 4C 9D 9S", 500, 100, Decision.WAR, rules=rules)
-    assert result.payouts == Bets(ante=1_000, tie_bet=1_300, raise_=1_000)
+    assert result.payouts == Bets(ante=500, tie_bet=1_300, raise_=1_500)
     assert result.net == 3_300 - 1_100
 
 
@@ -292,7 +300,8 @@ def test_result_dict_uses_codes_and_the_raise_key_and_round_trips() -> None:
         "decision": "war",
         "outcome": "war_win",
         "bets": {"ante": 1_000, "tie_bet": 100, "raise": 1_000},
-        "payouts": {"ante": 2_000, "tie_bet": 1_100, "raise": 1_000},
+        "payouts": {"ante": 1_000, "tie_bet": 1_100, "raise": 2_000},
+        "outcomes": {"ante": "push", "tie_bet": "win", "raise": "win"},
         "net": 2_000,
         "tie_bet_won": True,
     }
@@ -321,3 +330,107 @@ def test_deal_helpers() -> None:
     assert CasinoWarDeal.from_cards(deal.cards) == deal
     with pytest.raises(ValueError):
         CasinoWarDeal.from_codes("7S 7D")
+
+
+# --- per-bet labels ------------------------------------------------------------------------
+
+
+def test_bet_outcomes_label_every_path_with_the_closed_set() -> None:
+    cases = [
+        ("KS 5D 2C 3C 4C 9D 9S", 100, None, {"ante": "win", "tie_bet": "lose", "raise": "none"}),
+        ("5S KD 2C 3C 4C 9D 9S", 0, None, {"ante": "lose", "tie_bet": "none", "raise": "none"}),
+        (
+            "7S 7D 2C 3C 4C 5D KS",
+            100,
+            Decision.WAR,
+            {"ante": "lose", "tie_bet": "win", "raise": "lose"},
+        ),
+        (
+            "7S 7D 2C 3C 4C 5D KS",
+            0,
+            Decision.SURRENDER,
+            {"ante": "surrender", "tie_bet": "none", "raise": "none"},
+        ),
+        (
+            "7S 7D 2C 3C 4C KD 5S",
+            0,
+            Decision.WAR,
+            {"ante": "push", "tie_bet": "none", "raise": "win"},
+        ),
+    ]
+    for codes, tie_bet, decision, labels in cases:
+        result = play(codes, 1_000, tie_bet, decision)
+        assert result.bet_outcomes == labels, codes
+        assert set(result.bet_outcomes.values()) <= set(BetOutcome)
+        assert result.to_dict()["outcomes"] == labels
+
+
+def test_an_undecided_tie_has_a_pending_ante_and_a_settled_tie_bet() -> None:
+    game = CasinoWarRound.start(RULES, stacked("7S 7D 2C 3C 4C KD 5S"), 1_000, 100)
+    assert game.bet_outcomes == {"ante": "pending", "tie_bet": "win", "raise": "none"}
+    assert game.payouts == Bets(ante=0, tie_bet=1_100, raise_=0)
+    game.go_to_war()
+    assert game.bet_outcomes == game.result.bet_outcomes
+
+
+def test_bet_outcomes_read_the_amounts_so_old_stored_splits_are_labelled_as_paid() -> None:
+    # A war won before the standard split was stored as ante 2x, raise 1x: it reads as such.
+    old = bet_outcomes(
+        {"ante": 100, "tie_bet": 0, "raise": 100}, {"ante": 200, "tie_bet": 0, "raise": 100}
+    )
+    assert old == {"ante": "win", "tie_bet": "none", "raise": "push"}
+    assert bet_outcome(100, 50) is BetOutcome.SURRENDER
+    assert bet_outcome(100, 0, settled=False) is BetOutcome.PENDING
+    assert bet_outcome(0, 0) is BetOutcome.NONE
+
+
+# --- replay_round ----------------------------------------------------------------------------
+
+SEED = bytes(range(32))
+
+
+def a_tie_nonce(decks: int = 6) -> int:
+    for nonce in range(10_000):
+        if deal_casino_war(SEED, "replay", nonce, decks).is_tie:
+            return nonce
+    raise AssertionError("no tie in 10,000 deals")
+
+
+def test_replay_round_redeals_and_stops_where_the_stored_round_stopped() -> None:
+    nonce = a_tie_nonce()
+    rules = TableRules(war_tie_bonus=True)
+    waiting = replay_round(rules.to_dict(), SEED, "replay", nonce, 1_000, 100)
+    assert waiting.status is RoundStatus.AWAITING_DECISION
+    assert waiting.deal == deal_casino_war(SEED, "replay", nonce, 6)
+    assert waiting.tie_bet_payout == 100 * 11
+    decided = replay_round(rules, SEED, "replay", nonce, 1_000, 100, "war")
+    assert decided.status is RoundStatus.SETTLED and decided.decision is Decision.WAR
+    same = CasinoWarRound.start(rules, waiting.deal, 1_000, 100)
+    same.go_to_war()
+    assert decided.result == same.result
+
+
+def test_replay_round_of_a_round_settled_on_its_first_cards() -> None:
+    nonce = next(n for n in range(100) if not deal_casino_war(SEED, "replay", n, 2).is_tie)
+    game = replay_round({"decks": 2, "tie_pays": 11}, SEED, "replay", nonce, 200)
+    assert game.status is RoundStatus.SETTLED and game.rules.decks == 2
+    assert game.deal == deal_casino_war(SEED, "replay", nonce, 2)
+    assert game.result.net in (200, -200)
+
+
+def test_replay_round_refuses_what_the_stored_round_cannot_be() -> None:
+    not_a_tie = next(n for n in range(100) if not deal_casino_war(SEED, "replay", n, 6).is_tie)
+    with pytest.raises(IllegalAction) as caught:
+        replay_round(RULES, SEED, "replay", not_a_tie, 1_000, 0, Decision.WAR)
+    assert caught.value.code == "round_not_awaiting_decision"
+    with pytest.raises(InvalidRules):
+        replay_round({"decks": 9}, SEED, "replay", 0, 1_000)
+    with pytest.raises(InvalidRules):
+        replay_round({"shoe": 6}, SEED, "replay", 0, 1_000)
+    with pytest.raises(InvalidBet):
+        replay_round(RULES, SEED, "replay", 0, 150)
+    with pytest.raises(InvalidSeed):
+        replay_round(RULES, SEED[:31], "replay", 0, 1_000)
+    with pytest.raises(IllegalAction) as unknown:
+        replay_round(RULES, SEED, "replay", a_tie_nonce(), 1_000, 0, "split")
+    assert unknown.value.code == "unknown_decision"

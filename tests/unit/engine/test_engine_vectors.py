@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import re
 import subprocess
@@ -24,6 +25,10 @@ SPEC = ROOT / "docs" / "fairness.md"
 VECTOR_ROW = re.compile(
     r"^\|\s*(\d+)\s*\|\s*([0-9a-f]{64})\s*\|\s*`([^`]*)`\s*\|\s*(\d+)\s*\|\s*(\d)\s*\|\s*([^|]+)\|$"
 )
+#: Vectors whose client seed has spaces at an end are given as the hex of the seed's bytes.
+HEX_SEED_ROW = re.compile(
+    r"^\|\s*(\d+)\s*\|\s*([0-9a-f]{64})\s*\|\s*([0-9a-f]+)\s*\|\s*(\d+)\s*\|\s*(\d)\s*\|\s*([^|]+)\|$"
+)
 
 
 @dataclass(frozen=True)
@@ -36,12 +41,14 @@ class Vector:
     cards: tuple[str, ...]
 
 
-def documented_vectors() -> list[Vector]:
+def documented_vectors(row: re.Pattern[str] = VECTOR_ROW) -> list[Vector]:
     vectors = []
     for line in SPEC.read_text().splitlines():
-        match = VECTOR_ROW.match(line.strip())
+        match = row.match(line.strip())
         if match:
             number, seed, client, nonce, decks, cards = match.groups()
+            if row is HEX_SEED_ROW:
+                client = bytes.fromhex(client).decode("ascii")
             vectors.append(
                 Vector(
                     int(number),
@@ -55,7 +62,9 @@ def documented_vectors() -> list[Vector]:
     return vectors
 
 
-VECTORS = documented_vectors()
+PLAIN_VECTORS = documented_vectors()
+SPACED_VECTORS = documented_vectors(HEX_SEED_ROW)
+VECTORS = PLAIN_VECTORS + SPACED_VECTORS
 
 
 def test_the_spec_lists_at_least_five_vectors_of_seven_cards() -> None:
@@ -63,6 +72,31 @@ def test_the_spec_lists_at_least_five_vectors_of_seven_cards() -> None:
     assert [v.number for v in VECTORS] == list(range(1, len(VECTORS) + 1))
     assert all(len(v.cards) == 7 for v in VECTORS)
     assert {v.decks for v in VECTORS} >= {1, 6, 8}
+
+
+def test_vectors_cover_the_nonce_range_and_client_seeds_with_spaces_at_the_ends() -> None:
+    assert max(v.nonce for v in VECTORS) == 2**63 - 1
+    assert min(v.nonce for v in VECTORS) == 0
+    assert any(v.client_seed != v.client_seed.strip() and v.client_seed.strip() for v in VECTORS)
+    assert any(v.client_seed == " " for v in VECTORS)
+    for vector in SPACED_VECTORS:
+        trimmed = vector.client_seed.strip()
+        if trimmed:  # the spaces are part of the seed: without them, another deal
+            dealt = deal_casino_war(vector.server_seed, trimmed, vector.nonce, vector.decks)
+            assert dealt.codes != vector.cards
+
+
+def test_the_message_bytes_are_as_documented() -> None:
+    text = SPEC.read_text()
+    vector = next(v for v in SPACED_VECTORS if v.client_seed == "  lucky ")
+    message = f"{vector.client_seed}:{vector.nonce}:0".encode()
+    assert message.hex(" ") in text
+    digest = hmac.new(vector.server_seed, message, hashlib.sha256).hexdigest()
+    assert digest in text
+    assert "74 65 73 74 3a 30 3a 30" in text and b"test:0:0".hex(" ") == "74 65 73 74 3a 30 3a 30"
+    assert next(verify.u32_stream(vector.server_seed, vector.client_seed, vector.nonce)) == int(
+        digest[:8], 16
+    )
 
 
 def test_derived_seeds_are_as_documented() -> None:
@@ -108,8 +142,7 @@ def verify_args(vector: Vector) -> list[str]:
     return [
         "--server-seed",
         vector.server_seed.hex(),
-        "--client-seed",
-        vector.client_seed,
+        f"--client-seed={vector.client_seed}",  # '=': a seed may start with a space or '-'
         "--nonce",
         str(vector.nonce),
         "--decks",
@@ -152,6 +185,8 @@ def test_hash_mismatch_exits_non_zero() -> None:
         vector.client_seed,
         "--nonce",
         "0",
+        "--decks",
+        "6",
         "--hash",
         "0" * 64,
     ]
@@ -161,18 +196,43 @@ def test_hash_mismatch_exits_non_zero() -> None:
     assert "DOES NOT MATCH" in outcome.output
 
 
+def seeds_and(nonce: str, *more: str) -> list[str]:
+    return ["--server-seed", "ab" * 32, "--client-seed", "c", f"--nonce={nonce}", *more]
+
+
 @pytest.mark.parametrize(
     "bad",
     [
-        ["--server-seed", "zz", "--client-seed", "c", "--nonce", "0"],
-        ["--server-seed", "ab" * 31, "--client-seed", "c", "--nonce", "0"],
-        ["--server-seed", "ab" * 32, "--client-seed", "", "--nonce", "0"],
-        ["--server-seed", "ab" * 32, "--client-seed", "c", "--nonce", "-1"],
-        ["--server-seed", "ab" * 32, "--client-seed", "c", "--nonce", "0", "--decks", "9"],
+        ["--server-seed", "zz", "--client-seed", "c", "--nonce", "0", "--decks", "6"],
+        ["--server-seed", "ab" * 31, "--client-seed", "c", "--nonce", "0", "--decks", "6"],
+        ["--server-seed", "ab" * 32, "--client-seed=", "--nonce", "0", "--decks", "6"],
+        seeds_and("0", "--decks", "9"),
+        seeds_and("0"),  # no --decks: no silent default of 6
+        seeds_and("-1", "--decks", "6"),
+        seeds_and("+5", "--decks", "6"),
+        seeds_and("05", "--decks", "6"),
+        seeds_and("-0", "--decks", "6"),
+        seeds_and(" 5", "--decks", "6"),
+        seeds_and("5 ", "--decks", "6"),
+        seeds_and("1_000", "--decks", "6"),
+        seeds_and("0x10", "--decks", "6"),
+        seeds_and("\u0665", "--decks", "6"),  # an Arabic-Indic five: int() would take it
+        seeds_and(str(2**63), "--decks", "6"),
+        seeds_and(str(2**64), "--decks", "6"),
     ],
 )
 def test_invalid_input_exits_2(bad: list[str]) -> None:
     assert verify.main(bad) == verify.EXIT_INVALID
+    assert CliRunner().invoke(casino_cli, ["verify", *bad]).exit_code == 2
+
+
+def test_the_largest_nonce_and_zero_are_accepted() -> None:
+    for nonce in (str(2**63 - 1), "0", "10"):
+        assert verify.main(seeds_and(nonce, "--decks", "6")) == verify.EXIT_OK
+        assert (
+            CliRunner().invoke(casino_cli, ["verify", *seeds_and(nonce, "--decks", "6")]).exit_code
+            == 0
+        )
 
 
 def test_verifier_runs_as_a_module_and_as_a_lone_file(tmp_path: Path) -> None:

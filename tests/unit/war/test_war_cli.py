@@ -7,7 +7,7 @@ import json
 from click.testing import CliRunner
 
 from casino.cli import main
-from casino.engine.war import simulate
+from casino.engine.war import draw_seat, simulate
 
 
 def run(*args: str, stdin: str | None = None):  # type: ignore[no-untyped-def]
@@ -87,3 +87,31 @@ def test_play_steal_offers_the_steal() -> None:
             assert "steal(s) the pile" in result.output or "You look at" in result.output
             return
     raise AssertionError("no steal offered in 40 games")
+
+
+def test_play_lets_the_human_choose_or_draw_its_seat() -> None:
+    chosen = run(
+        "play",
+        "-v",
+        "multiplayer",
+        "-o",
+        "seats=4",
+        "--seed",
+        "cli-seat",
+        "--seat",
+        "3",
+        stdin="q\n",
+    )
+    assert chosen.exit_code == 0, chosen.output
+    assert "you are seat 3 against 3 greedy computer(s)" in chosen.output
+    drawn = run("play", "-v", "multiplayer", "--seed", "cli-seat", "--seat", "draw", stdin="\nq\n")
+    assert drawn.exit_code == 0, drawn.output
+    seat = draw_seat("cli-seat", 3)
+    assert f"you are seat {seat} (drawn)" in drawn.output
+    assert (
+        "Battle 1: " in drawn.output
+        and " you " in drawn.output.split("Battle 1: ")[1].split("\n")[0]
+    )
+    for bad in ("2", "x", "-1"):
+        refused = run("play", "--seed", "cli-seat", "--seat", bad, stdin="q\n")
+        assert refused.exit_code == 2, (bad, refused.output)

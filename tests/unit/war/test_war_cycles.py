@@ -33,7 +33,11 @@ def test_the_known_cycling_deal_ends_as_a_draw_by_cycle() -> None:
     assert game.result.reason is EndReason.CYCLE
     assert (game.battles, game.cycle_length) == (CYCLE_SEEN_AT, CYCLE_LENGTH)
     last = (game.log or [])[-1]
-    assert last["cycle"] == {"since_battle": CYCLE_SEEN_AT - CYCLE_LENGTH, "length": CYCLE_LENGTH}
+    assert last.cycle is not None
+    assert last.to_dict()["cycle"] == {
+        "since_battle": CYCLE_SEEN_AT - CYCLE_LENGTH,
+        "length": CYCLE_LENGTH,
+    }
 
 
 def test_the_cycle_is_real_the_same_deal_without_detection_goes_round_and_round() -> None:
@@ -62,14 +66,20 @@ def test_a_cycle_back_to_the_starting_position_is_caught() -> None:
     game.advance("end")
     assert game.result is not None and game.result.reason is EndReason.CYCLE
     assert game.battles == 2
-    assert (game.log or [])[-1]["cycle"] == {"since_battle": 0, "length": 2}
+    assert (game.log or [])[-1].to_dict()["cycle"] == {"since_battle": 0, "length": 2}
 
 
 def test_shuffled_returns_and_choices_by_chance_are_never_called_cycles() -> None:
     assert not build_rules("classic").can_cycle
     assert not build_rules("classic", {"return_order": "fixed", "battle_limit": 500}).can_cycle
     assert build_rules("steal", {"return_order": "fixed"}).can_cycle
-    assert WarGame(build_rules("steal", {"return_order": "fixed"}), "x")._cycles is not None
+    # Capture piles are shuffled when turned over (rule revision 2): no loop is certain.
+    assert WarGame(build_rules("steal", {"return_order": "fixed"}), "x")._cycles is None
+    legacy = WarGame(build_rules("steal", {"return_order": "fixed"}), "x", revision=1)
+    assert legacy._cycles is not None
+    pooled = build_rules("classic", {"return_order": "fixed", "won_cards": "pile"})
+    assert WarGame(pooled, "x")._cycles is None
+    assert WarGame(build_rules("classic", {"return_order": "fixed"}), "x")._cycles is not None
     random_seats = build_rules("hand-of-three", {"return_order": "fixed"})
     game = WarGame(random_seats, "x", computers("random", "greedy"))
     assert game._cycles is None  # a random choice can leave a repeated position

@@ -10,7 +10,7 @@ from casino.engine.war import EndReason, WarRules
 def battle(game):  # type: ignore[no-untyped-def]
     game.advance("battle")
     assert game.log
-    return game.log[-1]
+    return game.log[-1].to_dict()
 
 
 def test_higher_card_takes_both() -> None:
@@ -221,7 +221,7 @@ def test_tod_und_leben_tricks_set_aside_and_equal_last_cards_split() -> None:
     rules = rules_of("tod-und-leben")
     game = game_with(rules, ["AC 8C QC 9C", "KD 8D 7D 9D"])
     game.advance("end")
-    log = game.log or []
+    log = [entry.to_dict() for entry in game.log or []]
     assert [e["winner"] for e in log] == [0, 0, None]
     assert log[1]["wars"][0] == {"down": [[], []], "up": ["QC", "7D"], "standing": []}
     assert log[2]["void"] == [0, 1]  # last cards equal: each takes one

@@ -97,17 +97,17 @@ def test_a_record_that_does_not_replay_is_refused() -> None:
 
 def test_views_never_show_a_face_down_card_before_the_end() -> None:
     game = paused_in_a_war()
-    table = game._entry
-    assert table is not None
+    assert game.entry is not None
+    table = game.entry.freeze()
     hidden = set(game.code(c) for c in game.hands[1])
-    for war in table["wars"]:
-        for cards in war["down"]:
+    for war in table.wars:
+        for cards in war.down:
             hidden.update(cards or [])
     # Cards in the stocks are secret too, unless they were face up in an earlier battle.
-    shown = set()
+    shown: set[str] = set()
     for entry in [*(game.log or []), table]:
-        shown.update(c for c in entry["turned"] if c)
-        shown.update(c for war in entry["wars"] for c in war["up"] if c)
+        shown.update(c for c in entry.turned if c)
+        shown.update(c for war in entry.wars for c in war.up if c)
     hidden.update(game.code(c) for s in game.stocks for c in s)
     hidden -= shown
     assert len(hidden) > 20

@@ -74,3 +74,14 @@ def test_summary_fields() -> None:
     assert report["seed"] == "7" and report["games"] == 50
     assert report["endings"] == {"all-cards": 50}
     assert report["wars_per_game"] > 5
+
+
+def test_seat_bias_with_a_fixed_return_order_and_none_with_a_shuffled_one() -> None:
+    # docs/war-variants.md, "Seat bias": with won cards put back in seat order, seat 1 wins
+    # about 69% of the games that end (3 down, last card face up); shuffled, the seats are even.
+    fixed = simulate("classic", {"return_order": "fixed"}, 1000, "seat-bias")
+    decided = sum(fixed["wins"])
+    assert decided >= 400
+    assert fixed["wins"][1] / decided >= 0.6
+    shuffled = simulate("classic", {}, 1000, "seat-bias")
+    assert 0.44 <= shuffled["wins"][1] / sum(shuffled["wins"]) <= 0.56
