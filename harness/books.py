@@ -157,7 +157,7 @@ def fill(engine: Engine, *, players: int, rounds_per_player: int, ante: int = 10
     moment = START
     for p in range(players):
         player_id = str(uuid.UUID(int=p + 1))
-        seed = fairness.new_server_seed()
+        seed, successor = fairness.new_server_seed(), fairness.new_server_seed()
         rows[Player].append(
             {
                 "id": player_id,
@@ -179,6 +179,9 @@ def fill(engine: Engine, *, players: int, rounds_per_player: int, ante: int = 10
                 "next_nonce": rounds_per_player,
                 "created_at": START,
                 "revealed_at": None,
+                "next_seed": successor,
+                "next_seed_hash": fairness.commitment(successor),
+                "client_seed_chosen": True,
             }
         )
         wallet = wallet_key(player_id, "EUR")

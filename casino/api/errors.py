@@ -124,6 +124,7 @@ _RAISED_CODES = (
     "round_not_found",
     "round_in_progress",
     "seed_rotation_in_progress",
+    "client_seed_fixed",
     "invalid_status",
     "invalid_duration",
     "invalid_period",

@@ -209,13 +209,30 @@ class TablePageSchema(ResponseSchema):
 # ---------------------------------------------------------------- seeds
 
 
-class ClientSeedSchema(RequestSchema):
-    client_seed = ma.fields.String(
-        required=True,
+def ClientSeed(**kwargs: Any) -> ma.fields.String:
+    """A client seed: 1 to 64 printable ASCII characters, used byte for byte."""
+    return ma.fields.String(
         validate=[
             validate.Length(min=1, max=64),
             Pattern(r"^[ -~]*$", error="Must be printable ASCII."),
         ],
+        **kwargs,
+    )
+
+
+class ClientSeedSchema(RequestSchema):
+    client_seed = ClientSeed(required=True)
+
+
+class RotateSchema(RequestSchema):
+    """The body of a rotation is optional: without ``client_seed`` the old one carries over."""
+
+    client_seed = ClientSeed(
+        metadata={
+            "description": "The client seed of the new pair, chosen after seeing its "
+            "server_seed_hash (the next_server_seed_hash shown until now). Left out: the old "
+            "client seed carries over, not counted as chosen for the new pair"
+        }
     )
 
 
@@ -225,6 +242,20 @@ class SeedsSchema(ResponseSchema):
     )
     client_seed = ma.fields.String()
     next_nonce = ma.fields.Integer()
+    next_server_seed_hash = ma.fields.String(
+        metadata={
+            "description": "SHA-256 commitment to the server seed the next rotation makes "
+            "active: fixed now, before you choose the client seed that will go with it"
+        }
+    )
+    client_seed_chosen = ma.fields.Boolean(
+        metadata={
+            "description": "true when the player chose the active pair's client seed after its "
+            "server seed was committed (with the rotation, PUT .../seeds/client or the pair's "
+            "first bet); false for the server's default or a seed carried over by a rotation "
+            "without one, which the pair's first bet may still replace"
+        }
+    )
 
 
 class RevealedSeedSchema(ResponseSchema):
@@ -256,6 +287,13 @@ class BetSchema(RequestSchema):
         load_default=0,
         validate=validate.Range(min=0, max=MAX_AMOUNT),
         metadata={"description": "0 (no tie bet) or integer minor units up to 10^12"},
+    )
+    client_seed = ClientSeed(
+        metadata={
+            "description": "Client entropy for the active pair, accepted only on its first bet "
+            "while the player has not chosen its client seed (client_seed_chosen false); it "
+            "becomes the pair's client seed. Otherwise 409 client_seed_fixed"
+        }
     )
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import uuid
 
-from casino.engine import fairness
 from casino.service.auth import PLAYER_PREFIX, hash_token, new_token
 from casino.service.common import require_player
 from casino.service.errors import Conflict, Invalid
+from casino.service.seeds import first_pair
 from casino.service.views import PlayerView
 from casino.store.records import PlayerRecord
 from casino.store.types import utcnow
@@ -54,15 +54,7 @@ def create_player(
     player = PlayerRecord(str(uuid.uuid4()), external_ref, display_name, now)
     if not uow.players.add(player, hash_token(token)):
         raise _duplicate()
-    seed = fairness.new_server_seed()
-    uow.seeds.add(
-        player_id=player.id,
-        seed=seed,
-        seed_hash=fairness.commitment(seed),
-        client_seed=fairness.new_client_seed(),
-        first_nonce=0,
-        created_at=now,
-    )
+    first_pair(uow, player.id, now)
     return player_view(player), token
 
 

@@ -41,6 +41,7 @@ from casino.service.common import (
     require_player,
 )
 from casino.service.errors import Conflict, Invalid, NotFound
+from casino.service.seeds import take_first_bet_client_seed
 from casino.service.views import ROUND_STATUSES, Page, RoundView
 from casino.store.records import RoundRecord, RoundRow, Wallet
 from casino.store.types import as_utc, utcnow
@@ -76,10 +77,19 @@ def _is_amount(value: object) -> bool:
 
 
 def place_bet(
-    uow: UnitOfWork, player_id: str, table_id: str, ante: int, tie_bet: int = 0
+    uow: UnitOfWork,
+    player_id: str,
+    table_id: str,
+    ante: int,
+    tie_bet: int = 0,
+    client_seed: str | None = None,
 ) -> RoundView:
     if not isinstance(table_id, str):
         raise NotFound("no such table", code="table_not_found")
+    if client_seed is not None:
+        # The pair's first bet brings the client seed: set under the seed row's lock, which
+        # the claim below then holds already (same order: seed row first).
+        take_first_bet_client_seed(uow, player_id, client_seed)
     claim = None
     for _ in range(3):
         claim = uow.rounds.claim_bet(player_id, table_id)

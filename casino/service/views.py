@@ -81,9 +81,13 @@ class TableView:
 
 @dataclass(frozen=True)
 class SeedsView:
+    """The active pair and the commitment to the server seed that will succeed it."""
+
     server_seed_hash: str
     client_seed: str
     next_nonce: int
+    next_server_seed_hash: str
+    client_seed_chosen: bool
 
 
 @dataclass(frozen=True)

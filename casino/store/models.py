@@ -82,6 +82,13 @@ class ServerSeed(Base):
 
     Nonces run on per player across rotations: a new seed starts at the old one's
     ``next_nonce``, so (player, nonce) names one round for ever.
+
+    The active row also holds the seed that will succeed it (``next_seed``), committed by its
+    hash when this one became active: a rotation promotes it, so the server picked every
+    active seed before the player could choose the client seed that goes with it
+    (docs/fairness.md). A revealed row keeps the hash it committed to, not the seed.
+    ``client_seed_chosen``: the player chose this pair's client seed after the pair's server
+    seed was committed (false for the server's default and for a seed carried over).
     """
 
     __tablename__ = "server_seeds"
@@ -94,6 +101,11 @@ class ServerSeed(Base):
             postgresql_where=text("active"),
         ),
         CheckConstraint("next_nonce >= first_nonce", name="nonce_range"),
+        CheckConstraint(
+            "(active AND next_seed IS NOT NULL AND next_seed_hash IS NOT NULL)"
+            " OR (NOT active AND next_seed IS NULL)",
+            name="next_committed",
+        ),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
@@ -106,6 +118,9 @@ class ServerSeed(Base):
     next_nonce: Mapped[int] = mapped_column(BigInteger)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
     revealed_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    next_seed: Mapped[bytes | None] = mapped_column(LargeBinary(32))
+    next_seed_hash: Mapped[str | None] = mapped_column(String(64))
+    client_seed_chosen: Mapped[bool] = mapped_column(Boolean)
 
 
 class Account(Base):

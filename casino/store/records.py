@@ -81,6 +81,10 @@ class SeedRecord:
     next_nonce: int
     created_at: datetime
     revealed_at: datetime | None
+    #: The successor committed while this seed is active (None once revealed).
+    next_seed: bytes | None
+    next_seed_hash: str | None
+    client_seed_chosen: bool
 
     @property
     def revealed(self) -> str | None:

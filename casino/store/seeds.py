@@ -1,4 +1,5 @@
-"""Server seeds of the players: the active one (committed by its hash), the revealed ones."""
+"""Server seeds of the players: the active one (committed by its hash) with its committed
+successor, and the revealed ones."""
 
 from __future__ import annotations
 
@@ -24,6 +25,9 @@ def _record(seed: ServerSeed) -> SeedRecord:
         next_nonce=int(seed.next_nonce),
         created_at=seed.created_at,
         revealed_at=seed.revealed_at,
+        next_seed=None if seed.next_seed is None else bytes(seed.next_seed),
+        next_seed_hash=seed.next_seed_hash,
+        client_seed_chosen=bool(seed.client_seed_chosen),
     )
 
 
@@ -50,10 +54,14 @@ class SeedStore(Repository):
         player_id: str,
         seed: bytes,
         seed_hash: str,
+        next_seed: bytes,
+        next_seed_hash: str,
         client_seed: str,
+        client_seed_chosen: bool,
         first_nonce: int,
         created_at: datetime,
     ) -> SeedRecord:
+        """A new active seed with its committed successor."""
         row = ServerSeed(
             player_id=player_id,
             seed=seed,
@@ -63,25 +71,47 @@ class SeedStore(Repository):
             first_nonce=first_nonce,
             next_nonce=first_nonce,
             created_at=created_at,
+            next_seed=next_seed,
+            next_seed_hash=next_seed_hash,
+            client_seed_chosen=client_seed_chosen,
         )
         self.session.add(row)
         self.session.flush()
         return _record(row)
 
     def set_client_seed(self, seed_id: int, client_seed: str) -> bool:
+        """The player's choice of client seed for the active pair; False if it is no longer
+        active."""
         changed = self.session.execute(
             update(ServerSeed)
             .where(ServerSeed.id == seed_id, ServerSeed.active)
-            .values(client_seed=client_seed)
+            .values(client_seed=client_seed, client_seed_chosen=True)
+        )
+        return bool(changed.rowcount)  # type: ignore[attr-defined]
+
+    def set_first_client_seed(self, seed_id: int, client_seed: str) -> bool:
+        """The client seed a pair's first bet brings; False unless the pair is still active,
+        its client seed was never chosen by the player and no round was dealt from it."""
+        changed = self.session.execute(
+            update(ServerSeed)
+            .where(
+                ServerSeed.id == seed_id,
+                ServerSeed.active,
+                ServerSeed.client_seed_chosen.is_(False),
+                ServerSeed.next_nonce == ServerSeed.first_nonce,
+            )
+            .values(client_seed=client_seed, client_seed_chosen=True)
         )
         return bool(changed.rowcount)  # type: ignore[attr-defined]
 
     def reveal(self, seed_id: int, revealed_at: datetime) -> bool:
-        """Deactivate the seed (revealing it); False if it was no longer active."""
+        """Deactivate the seed (revealing it); False if it was no longer active. Its successor
+        leaves the row (it is about to become the active seed); its hash stays as the record
+        of what this seed committed to."""
         changed = self.session.execute(
             update(ServerSeed)
             .where(ServerSeed.id == seed_id, ServerSeed.active)
-            .values(active=False, revealed_at=revealed_at)
+            .values(active=False, revealed_at=revealed_at, next_seed=None)
         )
         self.session.flush()
         return bool(changed.rowcount)  # type: ignore[attr-defined]

@@ -96,10 +96,19 @@ class Api:
         wallets = {w["currency"]: w["balance"] for w in response.get_json()}
         return int(wallets.get(currency, 0))
 
-    def bet(self, player: Player, ante: int = 100, tie_bet: int = 0, table: str = "classic") -> Any:
+    def bet(
+        self,
+        player: Player,
+        ante: int = 100,
+        tie_bet: int = 0,
+        table: str = "classic",
+        client_seed: str | None = None,
+    ) -> Any:
         body: dict[str, Any] = {"table_id": table, "ante": ante}
         if tie_bet:
             body["tie_bet"] = tie_bet
+        if client_seed is not None:
+            body["client_seed"] = client_seed
         return self.post("/api/v1/rounds", body, auth=player.auth, key=new_key())
 
 
@@ -148,6 +157,26 @@ def active_server_seed(database_url: str, player_id: str) -> tuple[bytes, int]:
     finally:
         engine.dispose()
     return bytes(row.seed), int(row.next_nonce)
+
+
+def committed_next_seed(database_url: str, player_id: str) -> bytes:
+    """The server seed the player's next rotation makes active, read straight from the
+    database (only tests look there)."""
+    from sqlalchemy import create_engine, select
+
+    from casino.store.models import ServerSeed
+
+    engine = create_engine(database_url)
+    try:
+        with engine.connect() as connection:
+            seed = connection.execute(
+                select(ServerSeed.next_seed).where(
+                    ServerSeed.player_id == player_id, ServerSeed.active.is_(True)
+                )
+            ).scalar_one()
+    finally:
+        engine.dispose()
+    return bytes(seed)
 
 
 def steer_next_deal(

@@ -206,8 +206,17 @@ def test_get_seeds(api: Api, player: Player) -> None:
     response = api.get(f"/api/v1/players/{player.id}/seeds", auth=player.auth)
     assert response.status_code == 200
     body = response.get_json()
-    assert set(body) == {"server_seed_hash", "client_seed", "next_nonce"}
+    assert set(body) == {
+        "server_seed_hash",
+        "client_seed",
+        "next_nonce",
+        "next_server_seed_hash",
+        "client_seed_chosen",
+    }
     assert len(body["server_seed_hash"]) == 64 and body["next_nonce"] == 0
+    assert len(body["next_server_seed_hash"]) == 64
+    assert body["next_server_seed_hash"] != body["server_seed_hash"]
+    assert body["client_seed_chosen"] is False  # the server's default
     operator_view = api.get(f"/api/v1/players/{player.id}/seeds", auth=api.operator_auth)
     assert operator_view.get_json() == body
 
@@ -218,6 +227,7 @@ def test_set_client_seed(api: Api, player: Player) -> None:
     )
     assert response.status_code == 200
     assert response.get_json()["client_seed"] == "my lucky seed"
+    assert response.get_json()["client_seed_chosen"] is True
 
 
 @pytest.mark.parametrize(
@@ -273,7 +283,11 @@ def test_rotation_reveals_the_committed_seed_and_its_rounds_replay(
     assert revealed["server_seed_hash"] == before["server_seed_hash"]
     assert (revealed["first_nonce"], revealed["last_nonce"]) == (0, 2)
     current = rotation.get_json()["current"]
-    assert current["server_seed_hash"] != before["server_seed_hash"]
+    assert current["server_seed_hash"] == before["next_server_seed_hash"]  # promoted
+    assert current["next_server_seed_hash"] not in (
+        before["server_seed_hash"],
+        before["next_server_seed_hash"],
+    )
     assert current["next_nonce"] == 3
     # Every round dealt under the old seed is now verifiable by anyone.
     for played in rounds:
@@ -301,10 +315,10 @@ def test_rotation_refused_while_a_round_awaits_a_decision(
 def test_server_seed_never_in_any_response_before_rotation(
     api: Api, funded: Player, database_url: str
 ) -> None:
-    from .helpers import active_server_seed
+    from .helpers import active_server_seed, committed_next_seed
 
     seed, _ = active_server_seed(database_url, funded.id)
-    secret = seed.hex()
+    secrets = [seed.hex(), committed_next_seed(database_url, funded.id).hex()]
     texts = [
         api.bet(funded).get_data(as_text=True),
         api.get(f"/api/v1/players/{funded.id}/seeds", auth=funded.auth).get_data(as_text=True),
@@ -313,17 +327,44 @@ def test_server_seed_never_in_any_response_before_rotation(
             as_text=True
         ),
     ]
-    assert not any(secret in text or secret.upper() in text for text in texts)
+    assert not any(secret in text or secret.upper() in text for secret in secrets for text in texts)
 
 
-def test_rotation_takes_no_fields(api: Api, player: Player) -> None:
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"server_seed": "00" * 32},
+        {"client_seed": "ok", "next_server_seed_hash": "00" * 32},
+        {"client_seed": ""},
+        {"client_seed": "x" * 65},
+        {"client_seed": "tab\there"},
+        {"client_seed": None},
+        {"client_seed": 5},
+    ],
+    ids=["server-seed", "next-hash", "empty", "too-long", "tab", "null", "number"],
+)
+def test_rotation_takes_only_a_valid_client_seed(
+    api: Api, player: Player, body: dict[str, Any]
+) -> None:
     before = api.get(f"/api/v1/players/{player.id}/seeds", auth=player.auth).get_json()
-    refused = api.post(
-        f"/api/v1/players/{player.id}/seeds/rotate", {"server_seed": "00" * 32}, auth=player.auth
-    )
+    refused = api.post(f"/api/v1/players/{player.id}/seeds/rotate", body, auth=player.auth)
     assert_problem(refused, 422, "validation_failed")
     assert api.get(f"/api/v1/players/{player.id}/seeds", auth=player.auth).get_json() == before
-    assert (
-        api.post(f"/api/v1/players/{player.id}/seeds/rotate", {}, auth=player.auth).status_code
-        == 200
-    )
+
+
+@pytest.mark.parametrize("body", [None, {}], ids=["no-body", "empty-object"])
+def test_rotation_without_a_client_seed_carries_the_old_one_over_unchosen(
+    api: Api, player: Player, body: dict[str, Any] | None
+) -> None:
+    path = f"/api/v1/players/{player.id}/seeds"
+    api.put(f"{path}/client", {"client_seed": "kept"}, player.auth)
+    before = api.get(path, auth=player.auth).get_json()
+    rotation = api.post(f"{path}/rotate", body, auth=player.auth)
+    assert rotation.status_code == 200
+    current = rotation.get_json()["current"]
+    assert current["server_seed_hash"] == before["next_server_seed_hash"]
+    assert current["client_seed"] == "kept"
+    # Carried over, it is no choice made for the new pair: in general the server may have
+    # known it when it committed the pair's server seed (docs/fairness.md).
+    assert current["client_seed_chosen"] is False
+    assert api.get(path, auth=player.auth).get_json() == current

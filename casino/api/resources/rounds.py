@@ -47,14 +47,20 @@ class Rounds(MethodView):
 
         A tie leaves the round awaiting a decision; anything else settles it at once.
         409 insufficient_funds; 409 round_in_progress (with round_id) while another round
-        awaits a decision; 422 invalid_bet codes for stakes the table does not take.
+        awaits a decision; 409 client_seed_fixed for a client_seed the pair no longer takes;
+        422 invalid_bet codes for stakes the table does not take.
         """
         player_id = acting_player_id()
         return idempotency.respond(
             201,
             metrics.noting(metrics.BET, round_body),
             lambda uow: round_service.place_bet(
-                uow, player_id, data["table_id"], data["ante"], data["tie_bet"]
+                uow,
+                player_id,
+                data["table_id"],
+                data["ante"],
+                data["tie_bet"],
+                client_seed=data.get("client_seed"),
             ),
         )
 

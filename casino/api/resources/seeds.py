@@ -10,7 +10,7 @@ from casino.api.auth import OPERATOR, PLAYER, acting_player_id, ensure_visible_p
 from casino.api.json_body import ApiBlueprint
 from casino.api.openapi import error_responses
 from casino.api.resources._uow import read, write
-from casino.api.schemas import ClientSeedSchema, NoFieldsSchema, RotationSchema, SeedsSchema
+from casino.api.schemas import ClientSeedSchema, RotateSchema, RotationSchema, SeedsSchema
 from casino.service import seeds as seed_service
 from casino.service.views import RotationView, SeedsView
 
@@ -31,7 +31,8 @@ class Seeds(MethodView):
     @blp.response(200, SeedsSchema)
     @blp.doc(operationId="getSeeds", responses=error_responses(404))
     def get(self, player_id: str) -> SeedsView:
-        """The commitment to the active server seed, the client seed and the next nonce."""
+        """The active pair (server seed commitment, client seed, next nonce) and the
+        commitment to the next server seed."""
         ensure_visible_player(player_id)
         return read(lambda uow: seed_service.get_seeds(uow, player_id))
 
@@ -51,13 +52,16 @@ class ClientSeed(MethodView):
 @blp.route("/<uuid_str:player_id>/seeds/rotate")
 class Rotate(MethodView):
     @requires(PLAYER)
-    @blp.arguments(NoFieldsSchema(), required=False)
+    @blp.arguments(RotateSchema(), required=False)
     @blp.response(200, RotationSchema)
     @blp.doc(operationId="rotateSeeds", responses=error_responses(404, 409, 422))
-    def post(self, _: dict[str, Any], player_id: str) -> RotationView:
-        """Reveal the active server seed and commit to a new one.
+    def post(self, data: dict[str, Any], player_id: str) -> RotationView:
+        """Reveal the active server seed, make the committed next one active, commit a new next.
 
+        The new pair's server seed is the one whose hash was shown as next_server_seed_hash
+        before this request; client_seed (optional) is the new pair's client seed.
         409 round_in_progress while a round awaits a decision.
         """
         own = _own(player_id)
-        return write(lambda uow: seed_service.rotate_seed(uow, own))
+        client_seed = (data or {}).get("client_seed")
+        return write(lambda uow: seed_service.rotate_seed(uow, own, client_seed))
