@@ -317,3 +317,87 @@ def test_0015_relabels_won_wars_and_nothing_else(fresh_url: str) -> None:
         assert stored()["a"] == (2000, 1000) and stored()["b"] == (2000, 2000)
     finally:
         engine.dispose()
+
+
+def test_0016_commits_a_next_seed_for_every_existing_player(fresh_url: str) -> None:
+    """Every active seed gets a committed successor from the CSPRNG; revealed seeds none; no
+    client seed counts as chosen. The service then promotes the migrated commitment, and the
+    downgrade gives the rows back as they were."""
+    import hashlib
+    from datetime import UTC, datetime
+
+    from casino.service import seeds
+    from casino.store.session import make_session_factory
+    from casino.store.uow import UnitOfWork
+
+    upgrade(fresh_url, "0015")
+    now = datetime(2026, 11, 1, tzinfo=UTC)
+    players = ["00000000-0000-4000-8000-000000000001", "00000000-0000-4000-8000-000000000002"]
+    engine = make_engine(fresh_url)
+    try:
+        with engine.begin() as conn:
+            for n, pid in enumerate(players):
+                conn.execute(
+                    text("INSERT INTO players VALUES (:id, :r, NULL, :h, :t)"),
+                    {"id": pid, "r": f"ref{n}", "h": f"h{n}", "t": now},
+                )
+            rows = [
+                (1, players[0], False, 0, 4, now),  # revealed
+                (2, players[0], True, 4, 6, None),
+                (3, players[1], True, 0, 0, None),
+            ]
+            for seed_id, pid, active, first, nxt, revealed in rows:
+                # No explicit id: PostgreSQL's serial must count them (ids 1, 2, 3 in order).
+                conn.execute(
+                    text(
+                        "INSERT INTO server_seeds (player_id, seed, seed_hash, client_seed, "
+                        "active, first_nonce, next_nonce, created_at, revealed_at) VALUES "
+                        "(:p, :s, :h, 'mine', :a, :f, :n, :t, :r)"
+                    ),
+                    {"p": pid, "s": bytes([seed_id]) * 32, "h": f"{seed_id:064x}", "a": active,
+                     "f": first, "n": nxt, "t": now, "r": revealed},
+                )  # fmt: skip
+        upgrade(fresh_url, "0016")
+        columns = "id, active, next_seed, next_seed_hash, client_seed_chosen, next_nonce"
+        with engine.connect() as conn:
+            migrated = {
+                row[0]: row[1:] for row in conn.execute(text(f"SELECT {columns} FROM server_seeds"))
+            }
+        assert migrated[1][1:4] == (None, None, False)
+        successors = {}
+        for seed_id in (2, 3):
+            _, successor, successor_hash, chosen, _ = migrated[seed_id]
+            assert len(successor) == 32 and not chosen
+            assert hashlib.sha256(successor).hexdigest() == successor_hash
+            successors[seed_id] = bytes(successor)
+        assert successors[2] != successors[3]
+
+        factory = make_session_factory(engine)
+        with UnitOfWork(factory) as uow:
+            shown = seeds.get_seeds(uow, players[0])
+        assert shown.next_server_seed_hash == migrated[2][2] and not shown.client_seed_chosen
+        with UnitOfWork(factory) as uow:
+            rotation = seeds.rotate_seed(uow, players[0], "after 0016")
+            uow.commit()
+        assert rotation.current.server_seed_hash == migrated[2][2]
+        assert rotation.current.next_nonce == 6
+        with engine.connect() as conn:
+            promoted = conn.execute(
+                text("SELECT seed FROM server_seeds WHERE player_id = :p AND active"),
+                {"p": players[0]},
+            ).scalar_one()
+        assert bytes(promoted) == successors[2]
+
+        downgrade(fresh_url, "0015")
+        with engine.connect() as conn:
+            back = conn.execute(
+                text("SELECT id, active, first_nonce, next_nonce FROM server_seeds ORDER BY id")
+            ).all()
+        assert [tuple(row) for row in back] == [
+            (1, False, 0, 4),
+            (2, False, 4, 6),
+            (3, True, 0, 0),
+            (4, True, 6, 6),
+        ]
+    finally:
+        engine.dispose()

@@ -1,17 +1,31 @@
 from __future__ import annotations
 
 import hashlib
+import threading
 
 import pytest
+from sqlalchemy import select, update
+from sqlalchemy.exc import IntegrityError
 
 from casino.engine.casino_war import deal_casino_war
 from casino.engine.errors import InvalidSeed
 from casino.service import rounds, seeds
 from casino.service.errors import Conflict, NotFound
+from casino.store.models import ServerSeed
 
 from .conftest import Svc, is_tie, not_tie
 
 MISSING = "00000000-0000-0000-0000-000000000000"
+THREADS = 8
+
+
+def seed_rows(svc: Svc, player_id: str) -> list[ServerSeed]:
+    with svc.factory() as session:
+        return list(
+            session.scalars(
+                select(ServerSeed).where(ServerSeed.player_id == player_id).order_by(ServerSeed.id)
+            )
+        )
 
 
 def test_new_player_has_committed_seed(svc: Svc) -> None:
@@ -22,6 +36,74 @@ def test_new_player_has_committed_seed(svc: Svc) -> None:
     assert view.server_seed_hash == hashlib.sha256(server_seed).hexdigest()
     assert view.next_nonce == nonce == 0 and view.client_seed
     assert server_seed.hex() not in repr(view)
+    (row,) = seed_rows(svc, pid)
+    assert row.next_seed is not None and row.next_seed != server_seed
+    assert view.next_server_seed_hash == row.next_seed_hash
+    assert view.next_server_seed_hash == hashlib.sha256(row.next_seed).hexdigest()
+    assert row.next_seed.hex() not in repr(view)
+    assert view.client_seed_chosen is False
+
+
+def test_rotation_promotes_the_committed_seed_and_commits_another(svc: Svc) -> None:
+    pid = svc.player()
+    (first,) = seed_rows(svc, pid)
+    rotation = svc.run(seeds.rotate_seed, pid, "chosen")
+    old, new = seed_rows(svc, pid)
+    assert old.id == first.id and not old.active and old.revealed_at is not None
+    # The revealed row keeps what it committed to, not the successor's secret.
+    assert old.next_seed is None and old.next_seed_hash == first.next_seed_hash
+    assert new.active and new.seed == first.next_seed and new.seed_hash == first.next_seed_hash
+    assert new.client_seed == "chosen" and new.client_seed_chosen
+    assert new.next_seed not in (first.seed, first.next_seed)
+    assert rotation.current.server_seed_hash == first.next_seed_hash
+    assert rotation.current.next_server_seed_hash == new.next_seed_hash
+    assert rotation.current.client_seed_chosen is True
+
+
+def test_rotation_refuses_an_invalid_client_seed_and_changes_nothing(svc: Svc) -> None:
+    pid = svc.player()
+    before = seed_rows(svc, pid)
+    for bad in ["", "x" * 65, "tab\there", "é"]:
+        with pytest.raises(InvalidSeed):
+            svc.run(seeds.rotate_seed, pid, bad)
+    after = seed_rows(svc, pid)
+    assert [(r.id, r.seed, r.next_seed, r.active) for r in after] == [
+        (r.id, r.seed, r.next_seed, r.active) for r in before
+    ]
+
+
+def test_a_revealed_seed_cannot_keep_a_secret_successor(svc: Svc) -> None:
+    """The schema holds the protocol: an active row without a committed successor, or a
+    revealed one still holding the successor's secret, is refused."""
+    pid = svc.player()
+    svc.run(seeds.rotate_seed, pid)
+    old, new = seed_rows(svc, pid)
+    for row_id, values in (
+        (new.id, {"next_seed": None}),
+        (new.id, {"next_seed_hash": None}),
+        (old.id, {"next_seed": bytes(32)}),
+    ):
+        with svc.factory() as session, pytest.raises(IntegrityError):
+            session.execute(update(ServerSeed).where(ServerSeed.id == row_id).values(**values))
+            session.commit()
+
+
+def test_first_bet_client_seed(svc: Svc, demo_tables: list[str]) -> None:
+    pid = svc.player(funds=10_000)
+    played = svc.run(rounds.place_bet, pid, "classic", 100, client_seed="bet entropy")
+    assert played.fairness["client_seed"] == "bet entropy"
+    with svc.uow() as uow:
+        view = seeds.get_seeds(uow, pid)
+    assert view.client_seed == "bet entropy" and view.client_seed_chosen
+    if played.status == "awaiting_decision":
+        svc.run(rounds.decide, played.id, "surrender", player_id=pid)
+    with pytest.raises(Conflict) as caught:
+        svc.run(rounds.place_bet, pid, "classic", 100, client_seed="again")
+    assert caught.value.code == "client_seed_fixed"
+    with pytest.raises(InvalidSeed):
+        svc.run(seeds.take_first_bet_client_seed, pid, "tab\there")
+    with pytest.raises(NotFound):
+        svc.run(rounds.place_bet, MISSING, "classic", 100, client_seed="x")
 
 
 def test_set_client_seed(svc: Svc) -> None:
@@ -109,3 +191,38 @@ def test_rotation_refused_while_a_round_awaits(svc: Svc, demo_tables: list[str])
         assert seeds.get_seeds(uow, pid).server_seed_hash == hash_before
     svc.run(rounds.decide, open_round.id, "surrender", player_id=pid)
     svc.run(seeds.rotate_seed, pid)
+
+
+def test_concurrent_first_bets_one_client_seed_wins(svc: Svc, demo_tables: list[str]) -> None:
+    """Bets racing to bring the first client seed of a pair: the seed row's lock lets exactly
+    one through, and the round it deals carries its seed; the others are refused whole."""
+    pid = svc.player(funds=100_000)
+    start = threading.Barrier(THREADS)
+    lock = threading.Lock()
+    accepted: list[tuple[str, str]] = []
+    refused: list[str] = []
+
+    def bettor(n: int) -> None:
+        start.wait()
+        try:
+            view = svc.run(rounds.place_bet, pid, "classic", 100, client_seed=f"racer {n}")
+        except Conflict as exc:
+            with lock:
+                refused.append(exc.code)
+        else:
+            with lock:
+                accepted.append((f"racer {n}", view.fairness["client_seed"]))
+
+    threads = [threading.Thread(target=bettor, args=(n,)) for n in range(THREADS)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(accepted) == 1 and accepted[0][0] == accepted[0][1]
+    assert refused == ["client_seed_fixed"] * (THREADS - 1)
+    with svc.uow() as uow:
+        view = seeds.get_seeds(uow, pid)
+        (dealt,) = rounds.list_rounds(uow, pid).items
+    assert (view.client_seed, view.next_nonce) == (accepted[0][0], 1)
+    assert dealt.fairness["client_seed"] == accepted[0][0]
+    assert svc.balance(pid) == 100_000 + dealt.net
