@@ -60,11 +60,11 @@ def active_seed(uow: UnitOfWork, player_id: str, *, for_update: bool = False) ->
     """The player's active seed. A rotation committing meanwhile can leave a locking read
     without a row (it re-checks ``active`` on the replaced row): the next read finds the new
     seed, so it is tried again before giving up with 409."""
-    player_exists(uow, player_id)
     for _ in range(_ATTEMPTS):
         seed = uow.seeds.active(player_id, for_update=for_update)
         if seed is not None:
             return seed
+        player_exists(uow, player_id)  # only when there is no row: no player is 404
     raise _rotating()
 
 

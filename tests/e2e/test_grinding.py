@@ -31,7 +31,7 @@ from casino.engine import fairness
 from casino.engine.casino_war import CasinoWarDeal, deal_casino_war
 from casino.store.models import Round, ServerSeed
 
-from .helpers import Api, Player
+from .helpers import Api, Player, new_key
 
 DECKS = 6  # the default table's
 
@@ -194,6 +194,14 @@ def _check_chosen_after_commitment(
     assert dealt["fairness"]["server_seed_hash"] == seen_before_choosing
     made = grinder.maker_of(seen_before_choosing)
     assert client_seed not in made.known  # the search had nothing to act on
+    if dealt["status"] == "awaiting_decision":  # a tie: finish it before the rotation
+        decided = api.post(
+            f"/api/v1/rounds/{dealt['id']}/decision",
+            {"action": "surrender"},
+            auth=victim.auth,
+            key=new_key(),
+        )
+        assert decided.status_code == 200
     revealed = rotate(api, victim)["revealed"]
     assert fairness.commitment(bytes.fromhex(revealed["server_seed"])) == seen_before_choosing
     assert bytes.fromhex(revealed["server_seed"]) == made.seed

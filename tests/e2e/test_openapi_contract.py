@@ -449,6 +449,16 @@ def test_the_betting_flow_answers_as_the_spec_says(
     check("listRounds", api.get("/api/v1/rounds?status=settled&limit=2", auth=funded.auth))
     check("listRounds", api.get(f"/api/v1/rounds?player_id={funded.id}", auth=op))
     check("rotateSeeds", api.post(f"{player_path}/seeds/rotate", auth=funded.auth))
+    # The client seed of a new pair: with the rotation, or with the pair's first bet only.
+    chosen = api.post(f"{player_path}/seeds/rotate", {"client_seed": "mine"}, auth=funded.auth)
+    assert check("rotateSeeds", chosen)["current"]["client_seed_chosen"] is True
+    fixed = check("placeBet", api.bet(funded, client_seed="late"))
+    assert fixed["code"] == "client_seed_fixed"
+    bad = api.post(f"{player_path}/seeds/rotate", {"client_seed": ""}, auth=funded.auth)
+    assert set(check("rotateSeeds", bad)["errors"]) == {"client_seed"}
+    check("rotateSeeds", api.post(f"{player_path}/seeds/rotate", {}, auth=funded.auth))
+    first = check("placeBet", api.bet(funded, client_seed="entropy"))
+    assert first["fairness"]["client_seed"] == "entropy"
 
     # Refusals: each status and its problem document as declared.
     assert check("listTables", api.get("/api/v1/tables"))["code"] == "unauthenticated"
