@@ -181,7 +181,7 @@ def fill(engine: Engine, *, players: int, rounds_per_player: int, ante: int = 10
                 "revealed_at": None,
                 "next_seed": successor,
                 "next_seed_hash": fairness.commitment(successor),
-                "client_seed_chosen": True,
+                "client_seed_chosen": False,
             }
         )
         wallet = wallet_key(player_id, "EUR")
