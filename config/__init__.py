@@ -32,6 +32,15 @@ def _database_url(environ: Mapping[str, str]) -> str:
     return database_url(dict(environ))
 
 
+def _currencies(raw: str) -> tuple[str, ...]:
+    from casino.service.currencies import parse_list
+
+    try:
+        return parse_list(raw.split(","))
+    except ValueError as error:
+        raise ConfigError(f"CASINO_CURRENCIES: {error}") from None
+
+
 def _signing_key(environ: Mapping[str, str]) -> str | None:
     """The checkpoint signing key's text (64 hex digits or PEM): ``CASINO_SIGNING_KEY``, or
     the file named by ``CASINO_SIGNING_KEY_FILE``."""
@@ -82,6 +91,10 @@ class BaseConfig:
 
     DATABASE_URL: str | None = None
     CASINO_OPERATOR_TOKENS: list[str] = []
+    # ISO 4217 codes this operator accepts (wallets, tables, limits): CASINO_CURRENCIES.
+    CASINO_CURRENCIES: tuple[str, ...] = ("EUR", "USD", "GBP")
+    # Tests inject a clock (a callable returning an aware UTC datetime); None: the real one.
+    CASINO_CLOCK = None
 
     # Throttling of failed authentications (token guessing). Counter store, a ``limits``
     # storage URI: memory:// per process, redis://... to share the count between workers.
@@ -120,6 +133,8 @@ class BaseConfig:
             settings["SEAL_EVERY_SECONDS"] = float(environ["CASINO_SEAL_EVERY_SECONDS"])
         if environ.get("DATABASE_URL", "").strip():
             settings["DATABASE_URL"] = _database_url(environ)
+        if environ.get("CASINO_CURRENCIES", "").strip():
+            settings["CASINO_CURRENCIES"] = _currencies(environ["CASINO_CURRENCIES"])
         if "CASINO_OPERATOR_TOKENS" in environ:
             settings["CASINO_OPERATOR_TOKENS"] = _split_tokens(environ["CASINO_OPERATOR_TOKENS"])
         if environ.get("RATELIMIT_STORAGE_URI"):

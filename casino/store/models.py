@@ -268,4 +268,4 @@ class IdempotencyRecord(Base):
 
 
 import casino.store.free_play_models  # noqa: E402, F401  (puts free_play_games on Base.metadata)
-import casino.store.protection_models  # noqa: E402, F401  (player protection tables)
+from casino.store import protection_models as _protection  # noqa: E402, F401  (its tables)
