@@ -83,7 +83,14 @@ class PlayerSchema(ResponseSchema):
 
 class PlayerCreatedSchema(PlayerSchema):
     token = ma.fields.String(
-        metadata={"description": "The player's bearer token. Shown once; only its hash is kept."}
+        allow_none=True,
+        metadata={
+            "description": "The player's bearer token. Shown once; only its hash is kept: "
+            "null in a replay (Idempotent-Replayed), reissue one with reissue_token."
+        },
+    )
+    reissue_token = ma.fields.String(
+        metadata={"description": "Path of the operation that issues the player a new token"}
     )
 
 
@@ -300,6 +307,14 @@ class FairnessSchema(ResponseSchema):
     )
 
 
+class RealityCheckSchema(ResponseSchema):
+    due_at = ma.fields.DateTime()
+    session_started_at = ma.fields.DateTime()
+    minutes_played = ma.fields.Integer()
+    interval_minutes = ma.fields.Integer()
+    acknowledge = ma.fields.String(metadata={"description": "Path to POST once shown"})
+
+
 class RoundSchema(ResponseSchema):
     id = Uuid()
     player_id = Uuid()
@@ -322,6 +337,14 @@ class RoundSchema(ResponseSchema):
     created_at = ma.fields.DateTime()
     settled_at = ma.fields.DateTime(allow_none=True)
     rules = ma.fields.Nested(RulesSchema, metadata={"description": "Rules snapshot"})
+    reality_check = ma.fields.Nested(
+        RealityCheckSchema,
+        allow_none=True,
+        metadata={
+            "description": "A reality check due now, in bet and decision answers until the "
+            "player acknowledges it; null in recall"
+        },
+    )
 
 
 class RoundPageSchema(ResponseSchema):
@@ -355,6 +378,7 @@ def round_body(view: RoundView) -> dict[str, Any]:
     decision = view.decision
     fairness = view.fairness
     rules = view.rules
+    check = view.reality_check
     return {
         "id": str(view.id),
         "player_id": str(view.player_id),
@@ -389,4 +413,13 @@ def round_body(view: RoundView) -> dict[str, Any]:
         "created_at": _iso(view.created_at),
         "settled_at": _iso(view.settled_at),
         "rules": {name: rules[name] for name in _RULE_FIELDS if name in rules},
+        "reality_check": None
+        if check is None
+        else {
+            "due_at": _iso(check["due_at"]),
+            "session_started_at": _iso(check["session_started_at"]),
+            "minutes_played": int(check["minutes_played"]),
+            "interval_minutes": int(check["interval_minutes"]),
+            "acknowledge": str(check["acknowledge"]),
+        },
     }

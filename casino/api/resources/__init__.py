@@ -5,10 +5,12 @@ from __future__ import annotations
 from flask_smorest import Api
 
 from casino.api.resources import (
+    currencies,
     free_play,
     health,
     ledger,
     players,
+    protection,
     rounds,
     seeds,
     tables,
@@ -24,6 +26,8 @@ BLUEPRINTS = (
     rounds.blp,
     free_play.blp,
     ledger.blp,
+    protection.blp,
+    currencies.blp,
 )
 
 
