@@ -23,16 +23,7 @@ from .helpers import (
     player_wins,
     steer_next_deal,
 )
-from .protection_helpers import (  # noqa: F401  (fixtures)
-    START,
-    Clock,
-    capi,
-    clock,
-    clocked_app,
-    gambler,
-    money_limit,
-    set_limits,
-)
+from .protection_helpers import START, Clock, money_limit, set_limits
 
 
 def deposit(api: Api, player: Player, amount: int, currency: str = "EUR") -> Any:
