@@ -29,9 +29,11 @@ down_revision: str | None = '0004'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
-# 0004's function plus three sections: limit usage after the wallets (rows are always
-# locked wallet first, limits after), the session of players with time limits (already
-# locked by the bet's claim) and the payment references after the transactions.
+# 0004's function plus three sections, each skipped when the document has nothing for it
+# (a bet of a player without limits runs none of them): limit usage after the wallets (rows
+# are always locked wallet first, limits after), the session of players with time limits
+# (already locked by the bet's claim; one row at a time by primary key, whatever the
+# statistics say) and the payment references after the transactions.
 # A usage row is refused when what the movement risks (``risk``: the stake, the raise, the
 # deposit) would take the period's usage past the limit in force at ``now``, computed from
 # the row as it stands; ``delta`` is what the movement really adds (a won bet reduces a
@@ -43,6 +45,7 @@ DECLARE
     w record;
     u record;
     l record;
+    s record;
 BEGIN
     FOR w IN SELECT * FROM json_to_recordset(doc->'wallets') AS m(
             id integer, delta bigint, required bigint, prev_length bigint,
@@ -56,6 +59,7 @@ BEGIN
                 USING ERRCODE = '23514', CONSTRAINT = 'wallet_guard';
         END IF;
     END LOOP;
+    IF doc->'limit_usage' IS NOT NULL THEN
     FOR l IN SELECT * FROM json_to_recordset(doc->'limit_usage') AS m(
             player_id varchar, currency varchar, kind varchar, period varchar,
             period_start timestamptz, delta bigint, risk bigint, as_of timestamptz) LOOP
@@ -76,10 +80,15 @@ BEGIN
                 l.player_id USING ERRCODE = '23514', CONSTRAINT = 'limit_guard';
         END IF;
     END LOOP;
-    UPDATE player_protection AS p SET session_started_at = s.session_started_at,
-            last_bet_at = s.last_bet_at, reality_check_acked_at = s.reality_check_acked_at
-        FROM json_populate_recordset(NULL::player_protection, doc->'sessions') AS s
-        WHERE p.player_id = s.player_id;
+    END IF;
+    IF doc->'sessions' IS NOT NULL THEN
+    FOR s IN SELECT * FROM json_populate_recordset(NULL::player_protection, doc->'sessions')
+            LOOP
+        UPDATE player_protection SET session_started_at = s.session_started_at,
+                last_bet_at = s.last_bet_at, reality_check_acked_at = s.reality_check_acked_at
+            WHERE player_id = s.player_id;
+    END LOOP;
+    END IF;
     INSERT INTO rounds
         SELECT * FROM json_populate_recordset(NULL::rounds, doc->'rounds');
     FOR u IN SELECT * FROM json_populate_recordset(NULL::rounds, doc->'round_updates') LOOP
@@ -110,8 +119,10 @@ BEGIN
             (SELECT a.id FROM accounts AS a WHERE a.key = p.account), p.amount
         FROM json_to_recordset(doc->'postings')
             AS p(transaction_id bigint, leg integer, account varchar, amount bigint);
+    IF doc->'cash_references' IS NOT NULL THEN
     INSERT INTO cash_references
         SELECT * FROM json_populate_recordset(NULL::cash_references, doc->'cash_references');
+    END IF;
 END
 $fn$
 """
