@@ -83,7 +83,14 @@ class PlayerSchema(ResponseSchema):
 
 class PlayerCreatedSchema(PlayerSchema):
     token = ma.fields.String(
-        metadata={"description": "The player's bearer token. Shown once; only its hash is kept."}
+        allow_none=True,
+        metadata={
+            "description": "The player's bearer token. Shown once; only its hash is kept: "
+            "null in a replay (Idempotent-Replayed), reissue one with reissue_token."
+        },
+    )
+    reissue_token = ma.fields.String(
+        metadata={"description": "Path of the operation that issues the player a new token"}
     )
 
 
@@ -278,11 +285,9 @@ PayoutsSchema = ResponseSchema.from_dict(
 )
 BET_OUTCOMES = tuple(label.value for label in BetOutcome)
 _OUTCOME_HELP = " | ".join(BET_OUTCOMES)
-OutcomesSchema = ma.Schema.from_dict(
+OutcomesSchema = ResponseSchema.from_dict(
     {
-        name: ma.fields.String(
-            validate=validate.OneOf(BET_OUTCOMES), metadata={"description": _OUTCOME_HELP}
-        )
+        name: Choice(BET_OUTCOMES, metadata={"description": _OUTCOME_HELP})
         for name in ("ante", "tie_bet", "raise")
     },
     name="BetOutcomes",
@@ -309,6 +314,14 @@ class FairnessSchema(ResponseSchema):
     server_seed = ma.fields.String(
         allow_none=True, metadata={"description": "Null until revealed by a seed rotation"}
     )
+
+
+class RealityCheckSchema(ResponseSchema):
+    due_at = ma.fields.DateTime()
+    session_started_at = ma.fields.DateTime()
+    minutes_played = ma.fields.Integer()
+    interval_minutes = ma.fields.Integer()
+    acknowledge = ma.fields.String(metadata={"description": "Path to POST once shown"})
 
 
 class RoundSchema(ResponseSchema):
@@ -341,6 +354,14 @@ class RoundSchema(ResponseSchema):
     created_at = ma.fields.DateTime()
     settled_at = ma.fields.DateTime(allow_none=True)
     rules = ma.fields.Nested(RulesSchema, metadata={"description": "Rules snapshot"})
+    reality_check = ma.fields.Nested(
+        RealityCheckSchema,
+        allow_none=True,
+        metadata={
+            "description": "A reality check due now, in bet and decision answers until the "
+            "player acknowledges it; null in recall"
+        },
+    )
 
 
 class RoundPageSchema(ResponseSchema):
@@ -374,6 +395,7 @@ def round_body(view: RoundView) -> dict[str, Any]:
     decision = view.decision
     fairness = view.fairness
     rules = view.rules
+    check = view.reality_check
     return {
         "id": str(view.id),
         "player_id": str(view.player_id),
@@ -409,4 +431,13 @@ def round_body(view: RoundView) -> dict[str, Any]:
         "created_at": _iso(view.created_at),
         "settled_at": _iso(view.settled_at),
         "rules": {name: rules[name] for name in _RULE_FIELDS if name in rules},
+        "reality_check": None
+        if check is None
+        else {
+            "due_at": _iso(check["due_at"]),
+            "session_started_at": _iso(check["session_started_at"]),
+            "minutes_played": int(check["minutes_played"]),
+            "interval_minutes": int(check["interval_minutes"]),
+            "acknowledge": str(check["acknowledge"]),
+        },
     }
