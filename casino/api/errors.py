@@ -131,6 +131,9 @@ _RAISED_CODES = (
     "checkpoint_not_found",
     "transaction_not_found",
     "transaction_not_sealed",
+    # service: operators' reads across players and the ledger export
+    "invalid_range",
+    "invalid_kind",
     # service: free play
     "game_not_found",
     "game_finished",

@@ -10,10 +10,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Generic, TypeVar
 
+from casino.ledger.transactions import KINDS
+
 T = TypeVar("T")
 
-#: Kinds of ledger transactions, as they appear in ``TransactionView.kind``.
-TRANSACTION_KINDS = ("deposit", "withdrawal", "stake", "raise", "settlement")
+#: Kinds of ledger transactions, as they appear in ``TransactionView.kind`` (the ledger's own).
+TRANSACTION_KINDS = KINDS
 ROUND_STATUSES = ("awaiting_decision", "settled")
 #: Who made a round's decision: the player, or the system for a stale round (resolve-stale).
 DECIDED_BY = ("player", "system")
@@ -58,6 +60,27 @@ class TransactionView:
     reference: str | None
     created_at: datetime
     hash: str
+
+
+@dataclass(frozen=True)
+class LedgerTransactionView:
+    """One ledger transaction as operators see it: ``TransactionView`` with its player and
+    its place in the books (its wallet's chain, and ``commit_seq``, the order checkpoints
+    seal transactions in)."""
+
+    id: int
+    kind: str
+    player_id: str
+    round_id: str | None
+    currency: str
+    postings: list[dict[str, Any]]
+    balance_after: int
+    reference: str | None
+    created_at: datetime
+    wallet_seq: int
+    prev_hash: str
+    hash: str
+    commit_seq: int
 
 
 @dataclass(frozen=True)
