@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import ColumnElement, Table, and_, exists, func, select, true
+from sqlalchemy import ColumnElement, Table, and_, exists, func, literal, select, true
 from sqlalchemy.orm import Session
 
 from casino.ledger.accounts import WALLET
@@ -55,12 +55,14 @@ OPENERS = ("bet", "stake")
 
 
 def begin(session: Session) -> None:
-    """Make the session's transaction read one snapshot, read-only (PostgreSQL); call it
-    before the first statement."""
+    """Start the export's transaction and take its snapshot now (the first statement takes
+    it on PostgreSQL, REPEATABLE READ and read-only; on SQLite the transaction takes the
+    database's lock). Call it before anything else is read."""
     if not session.in_transaction() and session.get_bind().dialect.name == "postgresql":
         session.connection(
             execution_options={"isolation_level": "REPEATABLE READ", "postgresql_readonly": True}
         )
+    session.execute(select(literal(1)))
 
 
 @dataclass(frozen=True)

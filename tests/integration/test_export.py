@@ -15,6 +15,7 @@ import hashlib
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 from collections import Counter
@@ -391,6 +392,34 @@ def test_a_truncated_export_is_caught(svc: Svc, demo_tables: list[str]) -> None:
     summary = check(data[: len(data) // 2])
     assert "format" in failed(summary)
     assert any("truncated" in e for e in summary["checks"][0]["examples"])
+
+
+def test_the_export_reads_one_snapshot(
+    svc: Svc, demo_tables: list[str], backend: str, db_url: str
+) -> None:
+    """What is committed while an export is being read is not in it: the export is the
+    books at one moment. PostgreSQL: a REPEATABLE READ snapshot, and bets go on meanwhile;
+    SQLite: the export's transaction holds the database, so writers wait for it."""
+    ledger = play(svc)
+    with UnitOfWork(svc.factory) as uow:
+        chunks = export(uow, since=None, until=None, keys=KEYS, chunk=256)
+        head = next(chunks)  # begun: the snapshot is taken
+        if backend == "postgresql":
+            svc.run(wallets.deposit, ledger.players[0], "EUR", 777, "during the export")
+        else:
+            # Another connection cannot write meanwhile (it would wait for the lock).
+            other = sqlite3.connect(db_url.removeprefix("sqlite:///"), timeout=0)
+            try:
+                with pytest.raises(sqlite3.OperationalError, match="locked"):
+                    other.execute("BEGIN IMMEDIATE")
+            finally:
+                other.close()
+        data = head + b"".join(chunks)
+    summary = check(data)
+    assert summary["ok"]
+    assert b"during the export" not in data
+    if backend == "postgresql":
+        assert b"during the export" in exported(svc)
 
 
 # ---------------------------------------------------------------- commands
