@@ -50,7 +50,7 @@ import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 FORMAT = "casino-export-v1"
 GENESIS = "0" * 64  # the "previous hash" of every chain's first link
@@ -59,6 +59,7 @@ SIGNATURE_CONTEXT = (
 )
 TRANSACTION_KINDS = ("deposit", "withdrawal", "bet", "stake", "decision")
 ROUND_OPENERS = ("bet", "stake")  # the transaction a round is placed with (its line comes first)
+CASH_KINDS = ("deposit", "withdrawal")  # the transactions that belong to no round
 ACCOUNT_KINDS = ("wallet", "house", "in_play", "cash")
 AWAITING, SETTLED = "awaiting_decision", "settled"
 EXIT_OK, EXIT_FAILED, EXIT_UNREADABLE = 0, 1, 2
@@ -364,11 +365,10 @@ def rank_of(card: str) -> int:
 # =============================================================================================
 
 
-@dataclass(frozen=True)
-class Settlement:
+class Settlement(NamedTuple):
     status: str  # settled, or awaiting_decision (a tie not decided yet)
     raise_amount: int  # the raise placed (= the ante when the player went to war)
-    payouts: dict[str, int]  # per bet: ante, tie_bet, raise
+    payouts: tuple[int, int, int]  # what the ante, the tie bet and the raise return
     war_shown: bool  # whether the war cards were turned (the player went to war)
     illegal: str | None = None  # why the recorded decision cannot have happened
 
@@ -382,31 +382,28 @@ def settle(
 ) -> Settlement:
     """Settle a round from its cards (player, dealer, burns, war player, war dealer), the
     bets placed and the decision taken after a tie (None, "surrender" or "war")."""
-    player, dealer = rank_of(cards[0]), rank_of(cards[1])
+    player, dealer = RANK_VALUE[cards[0][:-1]], RANK_VALUE[cards[1][:-1]]
     if player != dealer:
         # Settled on the first two cards, ace high: the higher card wins the ante 1 to 1.
-        payouts = {"ante": 2 * ante if player > dealer else 0, "tie_bet": 0, "raise": 0}
+        payouts = (2 * ante if player > dealer else 0, 0, 0)
         illegal = None if decision is None else "a decision on a round that did not tie"
         return Settlement(SETTLED, 0, payouts, False, illegal)
     # A tie: the tie bet pays tie_pays to 1 at once, whatever the player does next.
     tie_return = tie_bet * (rules["tie_pays"] + 1)
     if decision is None:
-        return Settlement(AWAITING, 0, {"ante": 0, "tie_bet": tie_return, "raise": 0}, False)
+        return Settlement(AWAITING, 0, (0, tie_return, 0), False)
     if decision == "surrender":
         illegal = None if rules["surrender_allowed"] else "surrender at a table without it"
-        payouts = {"ante": ante // 2, "tie_bet": tie_return, "raise": 0}  # half the ante back
-        return Settlement(SETTLED, 0, payouts, False, illegal)
+        return Settlement(SETTLED, 0, (ante // 2, tie_return, 0), False, illegal)  # half back
     if decision != "war":
-        return Settlement(SETTLED, 0, {}, False, f"unknown decision {decision!r}")
+        return Settlement(SETTLED, 0, (0, 0, 0), False, f"unknown decision {decision!r}")
     # War: a raise equal to the ante; a war card higher or equal wins the ante 1 to 1 and
     # pushes the raise, plus a bonus equal to the ante on a tied war where the table pays it.
     war_player, war_dealer = rank_of(cards[5]), rank_of(cards[6])
     if war_player >= war_dealer:
         bonus = ante if war_player == war_dealer and rules["war_tie_bonus"] else 0
-        payouts = {"ante": 2 * ante, "tie_bet": tie_return, "raise": ante + bonus}
-    else:
-        payouts = {"ante": 0, "tie_bet": tie_return, "raise": 0}
-    return Settlement(SETTLED, ante, payouts, True)
+        return Settlement(SETTLED, ante, (2 * ante, tie_return, ante + bonus), True)
+    return Settlement(SETTLED, ante, (0, tie_return, 0), True)
 
 
 RULE_TYPES = {
@@ -595,7 +592,7 @@ class Verifier:
         self.partial = False
         self.to_end = True
         self.counts: Counter[str] = Counter()
-        self.accounts: dict[str, dict[str, Any]] = {}
+        self.accounts: dict[str, tuple[str, str]] = {}  # key -> (kind, currency)
         self.wallets: dict[str, Wallet] = {}
         self.seeds: dict[str, Seed] = {}
         self.rounds: dict[str, RoundMoney] = {}
@@ -734,7 +731,7 @@ class Verifier:
         expected = f"wallet:{player}:{currency}" if kind == "wallet" else f"{kind}:{currency}"
         if key != expected or (kind == "wallet") != (player is not None):
             check.fail(self.line, f"account key {key} does not match its kind and owner")
-        self.accounts[key] = {"kind": kind, "currency": currency, "player_id": player}
+        self.accounts[key] = (kind, currency)
         if kind != "wallet":
             return
         head, opening = doc["head"], doc["opening"]
@@ -837,8 +834,7 @@ class Verifier:
             check.fail(line, f"round {round_id}: cards missing")
             return
         result = settle(rules, cards, ante, tie_bet, action)
-        payouts = result.payouts
-        expected = (payouts["ante"], payouts["tie_bet"], payouts["raise"])
+        expected = result.payouts
         net = sum(expected) - (ante + tie_bet + result.raise_amount)
         if result.illegal:
             check.fail(line, f"round {round_id}: {result.illegal}")
@@ -862,9 +858,7 @@ class Verifier:
         held = ante if status == AWAITING else 0
         if status == AWAITING:
             self.open_antes[doc["currency"]] += ante
-        ids = doc["transaction_ids"]
-        if not all(type(tx_id) is int for tx_id in ids):
-            raise TypeError("transaction ids must be integers")
+        ids = doc["transaction_ids"]  # ids of another type never match a transaction's
         if round_id in self.rounds:
             check.fail(line, f"round {round_id} listed twice")
         wallet = f"wallet:{doc['player_id']}:{doc['currency']}"
@@ -872,31 +866,42 @@ class Verifier:
             line, wallet, doc["currency"], (staked, returned, held), doc["balance_after"], set(ids)
         )
 
-    def _round_transaction(self, tx: dict[str, Any], wallet: str) -> None:
-        check, round_id = self.check["rounds"], tx["round_id"]
+    def _round_transaction(
+        self,
+        tx_id: int,
+        kind: str,
+        round_id: str,
+        wallet: str,
+        moved: tuple[int, int, int],
+        seq: int,
+        after: int,
+    ) -> None:
+        """Add what a transaction of a round moved (staked, paid back, put in play) to the
+        round's account; once all of its transactions are read, compare."""
+        check = self.check["rounds"]
         money = self.rounds.get(round_id)
         if money is None:
-            if tx["kind"] in ROUND_OPENERS or not self.partial:
+            if kind in ROUND_OPENERS or not self.partial:
                 check.fail(
                     self.line,
-                    f"transaction {tx['id']} belongs to round {round_id}, "
+                    f"transaction {tx_id} belongs to round {round_id}, "
                     "which the export does not have",
                 )
             else:
                 self.outside_rounds += 1  # the decision of a round placed before the range
             return
-        if tx["id"] not in money.pending:
-            check.fail(self.line, f"transaction {tx['id']} is not one of round {round_id}'s")
-        money.pending.discard(tx["id"])
+        if tx_id in money.pending:
+            money.pending.discard(tx_id)
+        else:
+            check.fail(self.line, f"transaction {tx_id} is not one of round {round_id}'s")
         if wallet != money.wallet:
-            check.fail(self.line, f"transaction {tx['id']} moves another wallet than its round")
-        for _, account, amount in tx["postings"]:
-            if account == wallet:
-                money.moved[0 if amount < 0 else 1] += abs(amount)
-            elif account == f"in_play:{money.currency}":
-                money.moved[2] += amount
-        if tx["wallet_seq"] > money.last_seq:
-            money.last_seq, money.last_after = tx["wallet_seq"], tx["wallet_balance_after"]
+            check.fail(self.line, f"transaction {tx_id} moves another wallet than its round")
+        total = money.moved
+        total[0] += moved[0]
+        total[1] += moved[1]
+        total[2] += moved[2]
+        if seq > money.last_seq:
+            money.last_seq, money.last_after = seq, after
         if not money.pending:
             self._round_money(round_id, money)
             del self.rounds[round_id]
@@ -937,97 +942,123 @@ class Verifier:
     def _transaction(self, tx: dict[str, Any]) -> None:
         line = self.line
         tx_id, seq, after = tx["id"], tx["wallet_seq"], tx["wallet_balance_after"]
-        self._ordered(tx["commit_seq"], tx_id)
         if type(seq) is not int or type(after) is not int:
             raise TypeError("wallet_seq and wallet_balance_after must be integers")
-        balanced = self.check["transactions_balanced"]
+        self._ordered(tx["commit_seq"], tx_id)
+        currency, kind, round_id = tx["currency"], tx["kind"], tx["round_id"]
+        wallet_key = "wallet:" + tx["player_id"] + ":" + currency
         postings = tx["postings"]
-        currency, kind = tx["currency"], tx["kind"]
-        wallet_key = f"wallet:{tx['player_id']}:{currency}"
-        delta = total = 0
-        wallets = set()
+        # One pass over the legs: what they sum to, and what they move where.
+        accounts = self.accounts
+        total = delta = staked = paid = in_play = 0
+        sound = len(postings) >= 2
         for number, (leg, account, amount) in enumerate(postings):
             if leg != number or type(amount) is not int or amount == 0:
-                balanced.fail(line, f"transaction {tx_id}: leg {leg} is out of order or zero")
+                sound = False
             total += amount
-            known = self.accounts.get(account)
-            if known is None or known["currency"] != currency:
-                balanced.fail(
-                    line, f"transaction {tx_id} posts to an unknown or foreign account {account}"
-                )
-            elif known["kind"] == "wallet":
-                wallets.add(account)
             if account == wallet_key:
                 delta += amount
-            elif known is not None and known["kind"] != "wallet":
-                self.batch_moves[account] += amount  # a shared account: its checkpoint rolls it up
-                if known["kind"] == "in_play":
-                    self.in_play[currency] += amount
-        if len(postings) < 2 or total != 0:
-            balanced.fail(line, f"transaction {tx_id}: {len(postings)} postings summing to {total}")
-        if wallets != {wallet_key}:
-            balanced.fail(line, f"transaction {tx_id} does not move exactly its player's wallet")
-        if kind not in TRANSACTION_KINDS or (tx["round_id"] is None) != (
-            kind in ("deposit", "withdrawal")
-        ):
-            balanced.fail(line, f"transaction {tx_id}: kind {kind!r} and its round disagree")
+                if amount < 0:
+                    staked -= amount
+                else:
+                    paid += amount
+                continue
+            known = accounts.get(account)
+            if known is None or known[1] != currency or known[0] == "wallet":
+                sound = False  # unknown, foreign, or another player's wallet
+                continue
+            self.batch_moves[account] += amount  # a shared account: its checkpoint rolls it up
+            if known[0] == "in_play":
+                in_play += amount
+        if not (sound and total == 0 and (staked or paid) and wallet_key in accounts):
+            self._unbalanced(tx, wallet_key)
+        if kind not in TRANSACTION_KINDS or (round_id is None) != (kind in CASH_KINDS):
+            self.check["transactions_balanced"].fail(
+                line, f"transaction {tx_id}: kind {kind!r} and its round disagree"
+            )
+        if in_play:
+            self.in_play[currency] += in_play
         # Its link: the hash of its content and its place must be the hash it carries.
-        digest = transaction_digest(tx)
-        if link_hash(tx["prev_hash"], seq, digest) != tx["hash"]:
+        own = tx["hash"]
+        if link_hash(tx["prev_hash"], seq, transaction_digest(tx)) != own:
             self.check["wallet_chains"].fail(
                 line, f"transaction {tx_id} (or its postings) differs from what was hashed"
             )
-        self.batch.add(f"{tx_id}:{tx['hash']}".encode("ascii"))
+        self.batch.add(f"{tx_id}:{own}".encode("ascii"))
         wallet = self.wallets.get(wallet_key)
-        if wallet is None:
-            self.check["wallet_chains"].fail(line, f"transaction {tx_id} of an unknown wallet")
-        elif not wallet.read:
+        if wallet is None or not wallet.read:
             self.check["wallet_chains"].fail(
                 line, f"transaction {tx_id}: the export does not say where {wallet_key} starts"
             )
         else:
-            self._link(wallet, line, tx_id, seq, tx["prev_hash"], tx["hash"], delta, after)
+            link = (line, tx_id, tx["prev_hash"], own, delta, after)
+            if seq == wallet.next_seq and not wallet.pending:
+                self._chain(wallet, link)  # the usual case: the next link, in order
+            else:
+                self._link(wallet, seq, link)
             self.batch_members.append((wallet, seq))
-        if tx["round_id"] is not None:
-            self._round_transaction(tx, wallet_key)
+        if round_id is not None:
+            self._round_transaction(
+                tx_id, kind, round_id, wallet_key, (staked, paid, in_play), seq, after
+            )
 
-    def _link(
-        self,
-        wallet: Wallet,
-        line: int,
-        tx_id: int,
-        seq: int,
-        prev: str,
-        own: str,
-        delta: int,
-        after: int,
-    ) -> None:
-        """Chain a transaction to its wallet in ``seq`` order, holding early arrivals back."""
+    def _unbalanced(self, tx: dict[str, Any], wallet_key: str) -> None:
+        """Say precisely what is wrong with a transaction's legs (off the hot path)."""
+        check, tx_id = self.check["transactions_balanced"], tx["id"]
+        postings = tx["postings"]
+        total = 0
+        wallets = set()
+        for number, (leg, account, amount) in enumerate(postings):
+            if leg != number or type(amount) is not int or amount == 0:
+                check.fail(self.line, f"transaction {tx_id}: leg {leg} is out of order or zero")
+            total += amount if type(amount) is int else 0
+            known = self.accounts.get(account)
+            if known is None or known[1] != tx["currency"]:
+                check.fail(
+                    self.line,
+                    f"transaction {tx_id} posts to an unknown or foreign account {account}",
+                )
+            elif known[0] == "wallet":
+                wallets.add(account)
+        if len(postings) < 2 or total != 0:
+            check.fail(
+                self.line, f"transaction {tx_id}: {len(postings)} postings summing to {total}"
+            )
+        if wallets != {wallet_key}:
+            check.fail(self.line, f"transaction {tx_id} does not move exactly its player's wallet")
+
+    def _link(self, wallet: Wallet, seq: int, link: tuple[int, int, str, str, int, int]) -> None:
+        """Chain a transaction read ahead of its predecessor once the gap is filled."""
         if seq < wallet.next_seq or seq in wallet.pending:
             self.check["wallet_chains"].fail(
-                line, f"transaction {tx_id}: position {seq} of {wallet.key} is taken twice"
+                link[0], f"transaction {link[1]}: position {seq} of {wallet.key} is taken twice"
             )
             return
-        wallet.pending[seq] = (line, tx_id, prev, own, delta, after)
+        wallet.pending[seq] = link
         while wallet.next_seq in wallet.pending:
-            line, tx_id, prev, own, delta, after = wallet.pending.pop(wallet.next_seq)
-            if prev != wallet.prev_hash:
-                self.check["wallet_chains"].fail(
-                    line, f"transaction {tx_id} does not link to {wallet.key}'s previous one"
-                )
-            wallet.balance += delta
-            if after != wallet.balance:
-                self.check["running_balances"].fail(
-                    line,
-                    f"transaction {tx_id} says {wallet.key} held {after} after it; its "
-                    f"postings make it {wallet.balance}",
-                )
-                wallet.balance = after
-            if after < 0:
-                self.check["running_balances"].fail(line, f"transaction {tx_id} overdraws")
-            wallet.prev_hash = own
-            wallet.next_seq += 1
-            self.links += 1
+            self._chain(wallet, wallet.pending.pop(wallet.next_seq))
+
+    def _chain(self, wallet: Wallet, link: tuple[int, int, str, str, int, int]) -> None:
+        """The next link of ``wallet``: it must point at the previous one, and its balance
+        after it must be the previous balance plus its postings to the wallet."""
+        line, tx_id, prev, own, delta, after = link
+        if prev != wallet.prev_hash:
+            self.check["wallet_chains"].fail(
+                line, f"transaction {tx_id} does not link to {wallet.key}'s previous one"
+            )
+        balance = wallet.balance + delta
+        if after != balance:
+            self.check["running_balances"].fail(
+                line,
+                f"transaction {tx_id} says {wallet.key} held {after} after it; its postings "
+                f"make it {balance}",
+            )
+        if after < 0:
+            self.check["running_balances"].fail(line, f"transaction {tx_id} overdraws")
+        wallet.balance = after
+        wallet.prev_hash = own
+        wallet.next_seq += 1
+        self.links += 1
 
     def _leaf(self, doc: dict[str, Any]) -> None:
         """A sealed transaction outside a partial export's range, given only by its id and

@@ -37,7 +37,6 @@ from casino.store.models import (
     Posting,
     Round,
     ServerSeed,
-    as_utc,
 )
 from casino.store.records import ROUND_COLUMNS, RoundRecord, TransactionRecord
 
@@ -279,8 +278,8 @@ def seeds(session: Session, export: Plan) -> Iterator[SeedRecord]:
             revealed=bytes(m["seed"]).hex() if revealed else None,
             first_nonce=int(m["first_nonce"]),
             next_nonce=int(m["next_nonce"]),
-            created_at=as_utc(m["created_at"]),
-            revealed_at=None if m["revealed_at"] is None else as_utc(m["revealed_at"]),
+            created_at=m["created_at"],
+            revealed_at=m["revealed_at"],
         )
 
 
@@ -334,7 +333,7 @@ def transactions(session: Session, export: Plan) -> Iterator[TransactionRecord]:
                 round_id=row[5],
                 reference=row[6],
                 wallet_balance_after=int(row[7]),
-                created_at=as_utc(row[8]),
+                created_at=row[8],  # UTCDateTime: aware UTC already
                 wallet_seq=int(row[9]),
                 prev_hash=row[10],
                 hash=row[11],
@@ -367,11 +366,8 @@ def _round_exports(session: Session, query: Any) -> list[RoundExport]:
     records = []
     for row in rows:
         m: Any = row._mapping
-        values = {name: m[name] for name in ROUND_COLUMNS}
-        values["created_at"] = as_utc(values["created_at"])
-        if values["settled_at"] is not None:
-            values["settled_at"] = as_utc(values["settled_at"])
-        records.append((RoundRecord(**values), str(m["seed_hash"])))
+        # Times come aware and in UTC from their column type (UTCDateTime).
+        records.append((RoundRecord(**{name: m[name] for name in ROUND_COLUMNS}), m["seed_hash"]))
     ids: dict[str, list[int]] = defaultdict(list)
     openers: dict[str, int] = {}
     found = session.execute(

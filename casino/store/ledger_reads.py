@@ -10,7 +10,7 @@ from typing import Any, cast
 from sqlalchemy import Table, select
 from sqlalchemy.orm import Session
 
-from casino.store.models import Account, LedgerTransaction, Posting, as_utc
+from casino.store.models import Account, LedgerTransaction, Posting
 from casino.store.records import TransactionRecord
 
 _ACCOUNTS = cast(Table, Account.__table__)
@@ -63,7 +63,7 @@ def _record(row: Any, postings: list[tuple[int, str, int]]) -> TransactionRecord
         round_id=row["round_id"],
         reference=row["reference"],
         wallet_balance_after=int(row["wallet_balance_after"]),
-        created_at=as_utc(row["created_at"]),
+        created_at=row["created_at"],  # UTCDateTime: aware UTC already
         wallet_seq=int(row["wallet_seq"]),
         prev_hash=row["prev_hash"],
         hash=row["hash"],

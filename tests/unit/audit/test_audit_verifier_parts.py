@@ -143,11 +143,15 @@ def test_the_payouts_are_the_engines(rules: TableRules) -> None:
             assert settled.illegal is None
             assert settled.status == game.status.value
             if game.status is RoundStatus.AWAITING_DECISION:
-                assert settled.payouts == {"ante": 0, "tie_bet": game.tie_bet_payout, "raise": 0}
+                assert settled.payouts == (0, game.tie_bet_payout, 0)
                 kind = "open"
             else:
                 result = game.result
-                assert settled.payouts == result.payouts.to_dict()
+                assert settled.payouts == (
+                    result.payouts.ante,
+                    result.payouts.tie_bet,
+                    result.payouts.raise_,
+                )
                 assert settled.raise_amount == result.bets.raise_
                 assert settled.war_shown == (result.war is not None)
                 kind = result.outcome.value
