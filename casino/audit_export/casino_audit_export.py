@@ -34,6 +34,14 @@ Rounds whose server seed is not revealed yet cannot be re-dealt: they are listed
 payouts are still recomputed from the cards they show. Exit status: 0 when every check
 holds, 1 when any fails, 2 when the file cannot be read or the command line is wrong.
 ``--json`` prints the summary as JSON.
+
+Pin the casino's public keys with ``--key`` (obtained from the casino, not from the export):
+without them the checkpoints are checked against the keys the export itself names, which
+shows only that the export is consistent with itself.
+
+Reading order: constants; Ed25519; the ledger's hashes and Merkle tree; the deal; the
+payouts (``settle``, the one place that knows how Casino War pays); the ``Verifier``, one
+method per line type; the command.
 """
 
 from __future__ import annotations
@@ -54,9 +62,8 @@ from typing import Any, NamedTuple
 
 FORMAT = "casino-export-v1"
 GENESIS = "0" * 64  # the "previous hash" of every chain's first link
-SIGNATURE_CONTEXT = (
-    b"casino-checkpoint-v1:"  # what a checkpoint's signature covers, before its hash
-)
+# A checkpoint's signature covers this prefix, then its hash.
+SIGNATURE_CONTEXT = b"casino-checkpoint-v1:"
 TRANSACTION_KINDS = ("deposit", "withdrawal", "bet", "stake", "decision")
 ROUND_OPENERS = ("bet", "stake")  # the transaction a round is placed with (its line comes first)
 CASH_KINDS = ("deposit", "withdrawal")  # the transactions that belong to no round

@@ -71,7 +71,8 @@ def list_checkpoints(uow: UnitOfWork, after: int, limit: int) -> list[Checkpoint
 
 
 def get_checkpoint(uow: UnitOfWork, seq: int) -> Checkpoint:
-    found = uow.checkpoints.get(seq)
+    # Beyond a bigint no checkpoint can be (and the database would refuse the number).
+    found = uow.checkpoints.get(seq) if 0 < seq < 2**63 else None
     if found is None:
         raise NotFound("no such checkpoint", code="checkpoint_not_found")
     return found
