@@ -64,7 +64,9 @@ FORMAT = "casino-export-v1"
 GENESIS = "0" * 64  # the "previous hash" of every chain's first link
 # A checkpoint's signature covers this prefix, then its hash.
 SIGNATURE_CONTEXT = b"casino-checkpoint-v1:"
-TRANSACTION_KINDS = ("deposit", "withdrawal", "bet", "stake", "decision")
+# "raise" and "settlement" are how rounds were booked before a round's money became one or two
+# transactions; ledgers that began then still hold them.
+TRANSACTION_KINDS = ("deposit", "withdrawal", "bet", "stake", "decision", "raise", "settlement")
 ROUND_OPENERS = ("bet", "stake")  # the transaction a round is placed with (its line comes first)
 CASH_KINDS = ("deposit", "withdrawal")  # the transactions that belong to no round
 ACCOUNT_KINDS = ("wallet", "house", "in_play", "cash")
@@ -405,7 +407,8 @@ def settle(
     if decision != "war":
         return Settlement(SETTLED, 0, (0, 0, 0), False, f"unknown decision {decision!r}")
     # War: a raise equal to the ante; a war card higher or equal wins the ante 1 to 1 and
-    # pushes the raise, plus a bonus equal to the ante on a tied war where the table pays it.
+    # pushes the raise, plus a bonus equal to the ante on a tied war where the table pays it;
+    # a lower one loses both.
     war_player, war_dealer = rank_of(cards[5]), rank_of(cards[6])
     if war_player >= war_dealer:
         bonus = ante if war_player == war_dealer and rules["war_tie_bonus"] else 0

@@ -5,10 +5,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from casino.ledger.accounts import account_name
-from casino.ledger.transactions import KINDS
 from casino.service.common import check_currency, clamp_limit, decode_cursor, encode_cursor
 from casino.service.errors import Invalid
-from casino.service.views import LedgerTransactionView, Page
+from casino.service.views import TRANSACTION_KINDS, LedgerTransactionView, Page
 from casino.store import ledger_reads
 from casino.store.records import TransactionRecord
 from casino.store.uow import UnitOfWork
@@ -48,8 +47,8 @@ def list_ledger_transactions(
     """Every player's transactions matching the filters, newest first. Filters on ids that
     match nothing give an empty page, as any filter does."""
     since, until = check_range(since, until)
-    if kind is not None and kind not in KINDS:
-        raise Invalid(f"kind must be one of {', '.join(KINDS)}", code="invalid_kind")
+    if kind is not None and kind not in TRANSACTION_KINDS:
+        raise Invalid(f"kind must be one of {', '.join(TRANSACTION_KINDS)}", code="invalid_kind")
     if currency is not None:
         check_currency(currency)
     size = clamp_limit(limit)
