@@ -9,10 +9,12 @@ from __future__ import annotations
 import ast
 import hashlib
 import sys
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from casino.audit_export import casino_audit_export as verifier
 from casino.engine.casino_war import CasinoWarRound, Decision, RoundStatus, TableRules
@@ -113,6 +115,69 @@ def test_the_hashes_are_the_ledgers() -> None:
         created_at=moment,
         prev_hash="cd" * 32,
     )
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    tx_id=st.integers(min_value=1, max_value=2**63 - 1),
+    reference=st.none() | st.text(max_size=40),
+    round_id=st.none() | st.uuids().map(str),
+    after=st.integers(min_value=0, max_value=10**15),
+    amounts=st.lists(st.integers(min_value=-(10**12), max_value=10**12).filter(bool), min_size=1),
+    micros=st.integers(min_value=0, max_value=10**12),
+)
+def test_the_written_out_digest_is_the_ledgers_for_any_transaction(
+    tx_id: int, reference: str | None, round_id: str | None, after: int, amounts: list[int],
+    micros: int,
+) -> None:  # fmt: skip
+    """The verifier writes a transaction's canonical JSON field by field (for speed); it is
+    byte for byte the ledger's, whatever the texts hold (quotes, escapes, any script)."""
+    moment = datetime(2026, 1, 1, tzinfo=UTC) + timedelta(microseconds=micros)
+    postings = [[n, f'house:E\u00dcR{n}"', amount] for n, amount in enumerate(amounts)]
+    line = {
+        "id": tx_id,
+        "kind": "bet",
+        "currency": "EUR",
+        "player_id": "p\u00e9",
+        "round_id": round_id,
+        "reference": reference,
+        "wallet_balance_after": after,
+        "created_at": moment.isoformat(timespec="microseconds"),
+        "postings": postings,
+    }
+    expected = content_digest(
+        tx_id=tx_id,
+        kind="bet",
+        currency="EUR",
+        player_id="p\u00e9",
+        round_id=round_id,
+        reference=reference,
+        wallet_balance_after=after,
+        created_at=moment,
+        postings=[(leg, account, amount) for leg, account, amount in postings],
+    )
+    assert verifier.transaction_digest(line) == expected
+
+
+def test_the_written_out_digest_refuses_values_of_other_types() -> None:
+    line = {
+        "id": 1,
+        "kind": "bet",
+        "currency": "EUR",
+        "player_id": "p",
+        "round_id": None,
+        "reference": None,
+        "wallet_balance_after": 0,
+        "created_at": "2026-01-01T00:00:00.000000+00:00",
+        "postings": [[0, "house:EUR", 5]],
+    }
+    verifier.transaction_digest(line)
+    for field, value in (("id", "1"), ("wallet_balance_after", 1.5), ("kind", None)):
+        with pytest.raises((TypeError, ValueError)):
+            verifier.transaction_digest({**line, field: value})
+    for posting in ([0, "house:EUR", 5.0], [0, 7, 5], ["0", "house:EUR", 5]):
+        with pytest.raises((TypeError, ValueError)):
+            verifier.transaction_digest({**line, "postings": [posting]})
 
 
 RULE_VARIANTS = [
