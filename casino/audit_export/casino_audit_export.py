@@ -458,18 +458,21 @@ def rules_problem(rules: object) -> str | None:
     return None
 
 
-_rules_seen: dict[tuple[Any, ...], str | None] = {}
+_stakes_seen: dict[tuple[Any, ...], str | None] = {}
 
 
-def _rules_problem(rules: object) -> str | None:
-    """``rules_problem``, remembered: a whole export has only a few different tables."""
+def _stakes_problem(rules: Any, ante: int, tie_bet: int) -> str | None:
+    """``rules_problem``, then ``bet_problem``, remembered: an export holds few different
+    tables and stakes, and every round asks."""
     try:
-        marker = tuple(rules.items())  # type: ignore[attr-defined]
+        marker = (*rules.items(), ante, tie_bet)
     except (AttributeError, TypeError):
         return rules_problem(rules)
-    if marker not in _rules_seen:
-        _rules_seen[marker] = rules_problem(rules)
-    return _rules_seen[marker]
+    if marker not in _stakes_seen:
+        if len(_stakes_seen) > 100_000:
+            _stakes_seen.clear()
+        _stakes_seen[marker] = rules_problem(rules) or bet_problem(rules, ante, tie_bet)
+    return _stakes_seen[marker]
 
 
 def bet_problem(rules: dict[str, Any], ante: int, tie_bet: int) -> str | None:
@@ -814,7 +817,7 @@ class Verifier:
             raise TypeError("bets, payouts, net and nonce must be integers")
         status, decision = doc["status"], doc["decision"]
         action = None if decision is None else decision["action"]
-        problem = _rules_problem(rules) or bet_problem(rules, ante, tie_bet)
+        problem = _stakes_problem(rules, ante, tie_bet)
         if problem:
             check.fail(line, f"round {round_id}: {problem}")
             return
@@ -966,9 +969,17 @@ class Verifier:
     def _transaction(self, tx: dict[str, Any]) -> None:
         line = self.line
         tx_id, seq, after = tx["id"], tx["wallet_seq"], tx["wallet_balance_after"]
-        if type(seq) is not int or type(after) is not int:
-            raise TypeError("wallet_seq and wallet_balance_after must be integers")
-        self._ordered(tx["commit_seq"], tx_id)
+        commit_seq = tx["commit_seq"]
+        if not type(seq) is type(after) is type(commit_seq) is type(tx_id) is int:
+            raise TypeError("id, commit_seq, wallet_seq and wallet_balance_after are integers")
+        # In commit order, and not inside a range an earlier checkpoint sealed.
+        if (commit_seq, tx_id) <= self.order:
+            self.fmt.fail(line, f"transaction {tx_id} is out of commit order")
+        self.order = (commit_seq, tx_id)
+        if self.cp_from is not None and commit_seq < self.cp_from:
+            self.check["checkpoints"].fail(
+                line, f"transaction {tx_id} lies in a range already sealed before it"
+            )
         currency, kind, round_id = tx["currency"], tx["kind"], tx["round_id"]
         wallet_key = "wallet:" + tx["player_id"] + ":" + currency
         postings = tx["postings"]
