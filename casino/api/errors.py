@@ -158,6 +158,9 @@ _RAISED_CODES = (
     "invalid_ttl",
     "session_expired",
     "session_not_found",
+    # service: operators' reads across players and the ledger export
+    "invalid_range",
+    "invalid_kind",
     # service: free play
     "game_not_found",
     "game_finished",

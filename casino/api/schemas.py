@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, ClassVar
 
 import marshmallow as ma
@@ -270,9 +270,17 @@ class DecisionSchema(RequestSchema):
     action = Choice(DECISIONS, required=True)
 
 
+def Instant(description: str) -> ma.fields.AwareDateTime:
+    """A moment in a query: ISO 8601, UTC when it gives no offset."""
+    return ma.fields.AwareDateTime(default_timezone=UTC, metadata={"description": description})
+
+
 class RoundsQuerySchema(PageQuerySchema):
     status = Choice(ROUND_STATUSES)
     player_id = UUIDString(metadata={"description": "Operators only: one player's rounds"})
+    table_id = TableId()
+    since = Instant("Only rounds created at or after this time")
+    until = Instant("Only rounds created before this time")
 
 
 BetsSchema = ResponseSchema.from_dict(

@@ -42,6 +42,7 @@ from casino.service.common import (
     require_player,
 )
 from casino.service.errors import Conflict, Invalid, NotFound
+from casino.service.ledger_reads import check_range
 from casino.service.views import ROUND_STATUSES, Page, RoundView
 from casino.store.protection_records import LimitRecord
 from casino.store.records import RoundRecord, RoundRow, Wallet
@@ -334,8 +335,14 @@ def list_rounds(
     status: str | None = None,
     cursor: str | None = None,
     limit: int = 50,
+    *,
+    table_id: str | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
 ) -> Page[RoundView]:
-    """Rounds newest first, optionally one player's and/or one status."""
+    """Rounds newest first, optionally one player's, one status, one table's, created in
+    [since, until)."""
+    since, until = check_range(since, until)
     size = clamp_limit(limit)
     if player_id is not None:
         require_player(uow, player_id)
@@ -351,7 +358,15 @@ def list_rounds(
         if not _is_uuid(last_id):
             raise Invalid("malformed cursor", code="invalid_cursor")
         before = (created, last_id)
-    rows = uow.rounds.page(player_id=player_id, status=status, before=before, limit=size + 1)
+    rows = uow.rounds.page(
+        player_id=player_id,
+        status=status,
+        before=before,
+        limit=size + 1,
+        table_id=table_id,
+        since=since,
+        until=until,
+    )
     more = len(rows) > size
     rows = rows[:size]
     next_cursor = None

@@ -317,13 +317,23 @@ class RoundStore(Repository):
         status: str | None,
         before: tuple[datetime, str] | None,
         limit: int,
+        table_id: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
     ) -> list[RoundRow]:
-        """Rounds newest first (created_at, then id), after the cursor ``before``."""
+        """Rounds newest first (created_at, then id), after the cursor ``before``; created
+        from ``since`` (included) to ``until`` (excluded) when given."""
         query = select(_ROUNDS)
         if player_id is not None:
             query = query.where(_ROUNDS.c.player_id == player_id)
         if status is not None:
             query = query.where(_ROUNDS.c.status == status)
+        if table_id is not None:
+            query = query.where(_ROUNDS.c.table_id == table_id)
+        if since is not None:
+            query = query.where(_ROUNDS.c.created_at >= since)
+        if until is not None:
+            query = query.where(_ROUNDS.c.created_at < until)
         if before is not None:
             created, last_id = before
             query = query.where(
