@@ -39,6 +39,8 @@ def _networks(raw: str) -> tuple[Any, ...]:
         except ValueError:
             raise ConfigError(f"CASINO_METRICS_ALLOW: not an address or range: {entry!r}") from None
     return tuple(networks)
+
+
 def parse_origins(raw: str | None) -> list[str]:
     """``CASINO_CORS_ORIGINS``: comma-separated origins (``scheme://host[:port]``), exact.
 
@@ -73,6 +75,15 @@ def _database_url(environ: Mapping[str, str]) -> str:
     from casino.store import database_url
 
     return database_url(dict(environ))
+
+
+def _currencies(raw: str) -> tuple[str, ...]:
+    from casino.service.currencies import parse_list
+
+    try:
+        return parse_list(raw.split(","))
+    except ValueError as error:
+        raise ConfigError(f"CASINO_CURRENCIES: {error}") from None
 
 
 def _signing_key(environ: Mapping[str, str]) -> str | None:
@@ -148,6 +159,10 @@ class BaseConfig:
     CASINO_OPERATOR_TOKENS: list[str] = []
     # Browser origins allowed to call the API (CORS); none by default.
     CASINO_CORS_ORIGINS: list[str] = []
+    # ISO 4217 codes this operator accepts (wallets, tables, limits): CASINO_CURRENCIES.
+    CASINO_CURRENCIES: tuple[str, ...] = ("EUR", "USD", "GBP")
+    # Tests inject a clock (a callable returning an aware UTC datetime); None: the real one.
+    CASINO_CLOCK = None
 
     # Throttling of failed authentications (token guessing). Counter store, a ``limits``
     # storage URI: memory:// per process, redis://... (or REDIS_URL) to share the count
@@ -200,6 +215,8 @@ class BaseConfig:
             settings["SEAL_EVERY_SECONDS"] = float(environ["CASINO_SEAL_EVERY_SECONDS"])
         if environ.get("DATABASE_URL", "").strip():
             settings["DATABASE_URL"] = _database_url(environ)
+        if environ.get("CASINO_CURRENCIES", "").strip():
+            settings["CASINO_CURRENCIES"] = _currencies(environ["CASINO_CURRENCIES"])
         if "CASINO_OPERATOR_TOKENS" in environ:
             settings["CASINO_OPERATOR_TOKENS"] = _split_tokens(environ["CASINO_OPERATOR_TOKENS"])
         if "CASINO_CORS_ORIGINS" in environ:

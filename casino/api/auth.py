@@ -61,9 +61,7 @@ def authenticate_request() -> Principal:
     except Unauthenticated as error:
         if error.code == service_auth.SESSION_EXPIRED:
             # Only the holder of a once valid token learns this: it should ask for a relaunch.
-            raise Unauthenticated(
-                "The game session has expired.", code=service_auth.SESSION_EXPIRED
-            ) from None
+            raise Unauthenticated("The game session has expired.", code="session_expired") from None
         # One code for every failed authentication: no hint about which part was wrong.
         raise Unauthenticated("The bearer token is not valid.") from None
     g.principal = principal

@@ -1,17 +1,14 @@
-"""The app's clock: ``CLOCK`` in the configuration (a callable giving aware UTC datetimes),
-else the real time. Tests inject one to move time forward (session expiry) without sleeping."""
+"""The app's clock: the database's (``CASINO_CLOCK`` in the configuration, a callable giving
+aware UTC datetimes, else the real time), so the HTTP layer (session expiry) and the use cases
+(limit periods, delays, timestamps) share one time. Tests inject one to move time forward
+without sleeping."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import datetime
-from typing import cast
 
-from flask import current_app
-
-from casino.store.models import utcnow
+from casino.api.database import database
 
 
 def now() -> datetime:
-    configured = current_app.config.get("CLOCK")
-    return cast(Callable[[], datetime], configured or utcnow)()
+    return database().clock()

@@ -23,7 +23,12 @@ def init_app(app: Flask) -> Database:
         from config import ConfigError
 
         raise ConfigError("DATABASE_URL is not set for this configuration")
-    database = Database.open(url, timeouts(app.config))
+    database = Database.open(
+        url,
+        timeouts(app.config),
+        clock=app.config.get("CASINO_CLOCK"),
+        currencies=app.config.get("CASINO_CURRENCIES"),
+    )
     app.extensions[EXTENSION_KEY] = database
     app.teardown_request(close_request_uow)
     return database

@@ -33,10 +33,14 @@ from typing import Any
 
 from casino.api.gunicorn_hooks import child_exit, on_exit, prepare_metrics_dir
 
-# Before the app (and prometheus_client) is imported: the workers' metrics then add up;
-# ``child_exit`` and ``on_exit`` keep the multiprocess directory right.
-prepare_metrics_dir()
 __all__ = ["child_exit", "on_exit"]
+
+
+def on_starting(_server: Any) -> None:
+    """In the master, before any worker imports the app (and prometheus_client): the
+    workers' metrics then add up; ``child_exit`` and ``on_exit`` keep the directory right."""
+    prepare_metrics_dir()
+
 
 bind = os.environ.get("GUNICORN_BIND") or f"0.0.0.0:{os.environ.get('PORT', '8000')}"
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
@@ -81,6 +85,7 @@ _NAMES = (
     "control_socket",
     "control_socket_disable",
     "post_worker_init",
+    "on_starting",
     "child_exit",
     "on_exit",
 )

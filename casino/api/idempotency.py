@@ -81,6 +81,36 @@ def required(func: F) -> F:
     return cast(F, wrapper)
 
 
+def optional(func: F) -> F:
+    """As ``required``, for an operation that does not move money: a key makes a retry
+    answer the first response (replayed), no key runs the request every time."""
+
+    @wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        key = request.headers.get(HEADER)
+        g.idempotency_key = None
+        if key is not None:
+            if not well_formed(key):
+                raise ApiError(
+                    400,
+                    "idempotency_key_invalid",
+                    f"{HEADER} must be 1 to 255 visible ASCII characters.",
+                )
+            g.idempotency_key = key.strip()
+        return func(*args, **kwargs)
+
+    replayed: dict[int | str, Any] = {
+        status: {"headers": {REPLAYED_HEADER: IDEMPOTENT_REPLAYED}}
+        for status in getattr(func, "_apidoc", {}).get("success_status_codes", [])
+    }
+    add_doc(
+        wrapper,
+        parameters=[{**_HEADER_DOC, "required": False}],
+        responses={**error_responses(400, 409, 422), **replayed},
+    )
+    return cast(F, wrapper)
+
+
 def fingerprint() -> str:
     """What makes two requests 'the same': method, resolved path and the canonical JSON body."""
     body = request_json()
@@ -116,33 +146,41 @@ def _replay(stored: StoredResponse) -> Response:
 
 
 def respond(
-    status: int, dump: Callable[[Any], dict[str, Any]], use_case: Callable[[UnitOfWork], Any]
+    status: int,
+    dump: Callable[[Any], dict[str, Any]],
+    use_case: Callable[[UnitOfWork], Any],
+    *,
+    stored: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
 ) -> Response:
     """Run ``use_case`` under the request's key; ``dump`` makes its result the body (a
-    schema's ``dump`` or a function equal to it)."""
+    schema's ``dump`` or a function equal to it). ``stored``: what of the body is kept for
+    replays, when not all of it may be (a secret shown once)."""
     caller = current_principal().subject
     key: str = g.idempotency_key
     print_ = fingerprint()
     uow = request_uow()
     try:
-        stored = service_idempotency.begin(uow, caller, key, print_)
-        if stored is not None:
+        found = service_idempotency.begin(uow, caller, key, print_)
+        if found is not None:
             uow.rollback()
-            return _replay(stored)
+            return _replay(found)
         body = dump(use_case(uow))
         # The response's text; the record's own INSERT reuses it (a record that rides in the
         # ledger's statement is encoded with the rest of its row instead).
         text = current_app.json.dumps(body)
-        service_idempotency.complete(uow, caller, key, print_, status, body, encoded=text)
+        if stored is None:
+            service_idempotency.complete(uow, caller, key, print_, status, body, encoded=text)
+        else:
+            service_idempotency.complete(uow, caller, key, print_, status, stored(body))
         uow.commit()
     except IntegrityError:
         # Without an advisory lock (SQLite) two requests with one key can both get past
         # begin(); the loser's insert of the record fails and everything it did rolls back.
         # The winner's stored response is then the answer to this request too.
         uow.rollback()
-        stored = service_idempotency.begin(uow, caller, key, print_)
+        found = service_idempotency.begin(uow, caller, key, print_)
         uow.rollback()
-        if stored is None:
+        if found is None:
             raise
-        return _replay(stored)
+        return _replay(found)
     return _json(text, status, replayed=False)

@@ -59,6 +59,16 @@ not `application/json`.
 **Pagination.** Lists take `limit` (1 to 200, default 50) and answer `items` plus
 `next_cursor`; pass it back as `cursor` for the next page, until it is null.
 
+**Player protection.** Limits (deposit, loss, wager per calendar day, week and month in
+UTC; session and reality-check minutes) apply at once when lowered and 24 hours later when
+raised or removed. A round or deposit that would exceed one is 409 `limit_exceeded` with
+`limit`, `period`, `limit_amount`, `used`, `remaining` and `resets_at`. An excluded,
+suspended or closed account starts no round and takes no deposit (403 `self_excluded`,
+`cooling_off`, `account_suspended`, `account_closed`); a session past its limit is 403
+`session_time_limit`. Withdrawals, recall, statements and finishing a round awaiting a
+decision stay allowed. A reality check that is due is in `reality_check` of every bet and
+decision answer until acknowledged.
+
 **Rate limits.** Too many failed authentications from one address, and free play beyond its
 per-address limits, answer 429 `rate_limited` with `Retry-After` (seconds). 503
 `service_unavailable` (database unavailable) also carries `Retry-After`.
@@ -146,6 +156,35 @@ class ProblemSchema(ma.Schema):
     )
     pending = ma.fields.List(
         ma.fields.Dict(), metadata={"description": "409 illegal_move: the choices awaited"}
+    )
+    # Player protection.
+    player_id = Uuid(
+        allow_none=True,
+        metadata={"description": "409 duplicate_external_ref: the existing player"},
+    )
+    limit = ma.fields.String(metadata={"description": "409 limit_exceeded: deposit, loss or wager"})
+    period = ma.fields.String(metadata={"description": "409 limit_exceeded: day, week or month"})
+    currency = ma.fields.String(metadata={"description": "409 limit_exceeded"})
+    limit_amount = ma.fields.Integer(metadata={"description": "409 limit_exceeded: the limit"})
+    used = ma.fields.Integer(
+        metadata={"description": "409 limit_exceeded: used this period (a net loss: < 0 ahead)"}
+    )
+    remaining = ma.fields.Integer(metadata={"description": "409 limit_exceeded"})
+    resets_at = ma.fields.DateTime(
+        metadata={
+            "description": "409 limit_exceeded: when the period restarts; 403 "
+            "session_time_limit: when play may start again"
+        }
+    )
+    ends_at = ma.fields.DateTime(
+        metadata={"description": "403 self_excluded, cooling_off; 409 exclusion_in_force: its end"}
+    )
+    kind = ma.fields.String(metadata={"description": "409 exclusion_in_force: its kind"})
+    session_started_at = ma.fields.DateTime(metadata={"description": "403 session_time_limit"})
+    reference = ma.fields.String(metadata={"description": "409 duplicate_reference"})
+    transaction_id = ma.fields.Integer(
+        allow_none=True,
+        metadata={"description": "409 duplicate_reference: the transaction that used it"},
     )
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, ClassVar
 
 import marshmallow as ma
@@ -83,7 +83,14 @@ class PlayerSchema(ResponseSchema):
 
 class PlayerCreatedSchema(PlayerSchema):
     token = ma.fields.String(
-        metadata={"description": "The player's bearer token. Shown once; only its hash is kept."}
+        allow_none=True,
+        metadata={
+            "description": "The player's bearer token. Shown once; only its hash is kept: "
+            "null in a replay (Idempotent-Replayed), reissue one with reissue_token."
+        },
+    )
+    reissue_token = ma.fields.String(
+        metadata={"description": "Path of the operation that issues the player a new token"}
     )
 
 
@@ -301,9 +308,17 @@ class DecisionSchema(RequestSchema):
     action = Choice(DECISIONS, required=True)
 
 
+def Instant(description: str) -> ma.fields.AwareDateTime:
+    """A moment in a query: ISO 8601, UTC when it gives no offset."""
+    return ma.fields.AwareDateTime(default_timezone=UTC, metadata={"description": description})
+
+
 class RoundsQuerySchema(PageQuerySchema):
     status = Choice(ROUND_STATUSES)
     player_id = UUIDString(metadata={"description": "Operators only: one player's rounds"})
+    table_id = TableId()
+    since = Instant("Only rounds created at or after this time")
+    until = Instant("Only rounds created before this time")
 
 
 BetsSchema = ResponseSchema.from_dict(
@@ -316,11 +331,9 @@ PayoutsSchema = ResponseSchema.from_dict(
 )
 BET_OUTCOMES = tuple(label.value for label in BetOutcome)
 _OUTCOME_HELP = " | ".join(BET_OUTCOMES)
-OutcomesSchema = ma.Schema.from_dict(
+OutcomesSchema = ResponseSchema.from_dict(
     {
-        name: ma.fields.String(
-            validate=validate.OneOf(BET_OUTCOMES), metadata={"description": _OUTCOME_HELP}
-        )
+        name: Choice(BET_OUTCOMES, metadata={"description": _OUTCOME_HELP})
         for name in ("ante", "tie_bet", "raise")
     },
     name="BetOutcomes",
@@ -347,6 +360,14 @@ class FairnessSchema(ResponseSchema):
     server_seed = ma.fields.String(
         allow_none=True, metadata={"description": "Null until revealed by a seed rotation"}
     )
+
+
+class RealityCheckSchema(ResponseSchema):
+    due_at = ma.fields.DateTime()
+    session_started_at = ma.fields.DateTime()
+    minutes_played = ma.fields.Integer()
+    interval_minutes = ma.fields.Integer()
+    acknowledge = ma.fields.String(metadata={"description": "Path to POST once shown"})
 
 
 class RoundSchema(ResponseSchema):
@@ -379,6 +400,14 @@ class RoundSchema(ResponseSchema):
     created_at = ma.fields.DateTime()
     settled_at = ma.fields.DateTime(allow_none=True)
     rules = ma.fields.Nested(RulesSchema, metadata={"description": "Rules snapshot"})
+    reality_check = ma.fields.Nested(
+        RealityCheckSchema,
+        allow_none=True,
+        metadata={
+            "description": "A reality check due now, in bet and decision answers until the "
+            "player acknowledges it; null in recall"
+        },
+    )
 
 
 class RoundPageSchema(ResponseSchema):
@@ -412,6 +441,7 @@ def round_body(view: RoundView) -> dict[str, Any]:
     decision = view.decision
     fairness = view.fairness
     rules = view.rules
+    check = view.reality_check
     return {
         "id": str(view.id),
         "player_id": str(view.player_id),
@@ -447,4 +477,13 @@ def round_body(view: RoundView) -> dict[str, Any]:
         "created_at": _iso(view.created_at),
         "settled_at": _iso(view.settled_at),
         "rules": {name: rules[name] for name in _RULE_FIELDS if name in rules},
+        "reality_check": None
+        if check is None
+        else {
+            "due_at": _iso(check["due_at"]),
+            "session_started_at": _iso(check["session_started_at"]),
+            "minutes_played": int(check["minutes_played"]),
+            "interval_minutes": int(check["interval_minutes"]),
+            "acknowledge": str(check["acknowledge"]),
+        },
     }

@@ -1,11 +1,21 @@
-"""Schemas of the ledger's own resources: signed checkpoints, the public key, proofs."""
+"""Schemas of the ledger's own resources: signed checkpoints, the public key, proofs, the
+operator-wide transaction list and the export."""
 
 from __future__ import annotations
 
 import marshmallow as ma
 from marshmallow import validate
 
-from casino.api.schemas import RequestSchema, ResponseSchema
+from casino.api.fields import Currency, Uuid, UUIDString
+from casino.api.schemas import (
+    Choice,
+    Instant,
+    PageQuerySchema,
+    PostingSchema,
+    RequestSchema,
+    ResponseSchema,
+)
+from casino.service.views import TRANSACTION_KINDS
 
 
 class CheckpointQuerySchema(RequestSchema):
@@ -62,3 +72,41 @@ class InclusionProofSchema(ResponseSchema):
         ma.fields.String(), metadata={"description": "Audit path, leaf level first (RFC 6962)"}
     )
     checkpoint = ma.fields.Nested(CheckpointSchema)
+
+
+# ---------------------------------------------------------------- operator-wide reads, export
+
+
+class LedgerTransactionsQuerySchema(PageQuerySchema):
+    since = Instant("Only transactions created at or after this time")
+    until = Instant("Only transactions created before this time")
+    player_id = UUIDString(metadata={"description": "Only this player's transactions"})
+    round_id = UUIDString(metadata={"description": "Only this round's transactions"})
+    kind = Choice(TRANSACTION_KINDS)
+    currency = Currency()
+
+
+class LedgerTransactionSchema(ResponseSchema):
+    id = ma.fields.Integer()
+    kind = Choice(TRANSACTION_KINDS)
+    player_id = Uuid()
+    round_id = Uuid(allow_none=True)
+    currency = ma.fields.String()
+    postings = ma.fields.List(ma.fields.Nested(PostingSchema))
+    balance_after = ma.fields.Integer(metadata={"description": "The wallet right after it"})
+    reference = ma.fields.String(allow_none=True)
+    created_at = ma.fields.DateTime()
+    wallet_seq = ma.fields.Integer(metadata={"description": "Its place in its wallet's chain"})
+    prev_hash = ma.fields.String(metadata={"description": "The wallet's previous link"})
+    hash = ma.fields.String(metadata={"description": "Its own link (docs/ledger.md)"})
+    commit_seq = ma.fields.Integer(metadata={"description": "The order checkpoints seal in"})
+
+
+class LedgerTransactionPageSchema(ResponseSchema):
+    items = ma.fields.List(ma.fields.Nested(LedgerTransactionSchema))
+    next_cursor = ma.fields.String(allow_none=True)
+
+
+class ExportQuerySchema(RequestSchema):
+    since = Instant("Only what was created at or after this time (a partial export)")
+    until = Instant("Only what was created before this time (a partial export)")

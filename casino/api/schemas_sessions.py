@@ -5,8 +5,8 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import validate
 
-from casino.api.fields import StrictInteger, TableId
-from casino.api.schemas import RequestSchema
+from casino.api.fields import StrictInteger, TableId, Uuid
+from casino.api.schemas import RequestSchema, ResponseSchema
 from casino.service.game_sessions import MAX_TTL_SECONDS, MIN_TTL_SECONDS
 
 
@@ -25,9 +25,9 @@ class GameSessionCreateSchema(RequestSchema):
     )
 
 
-class GameSessionSchema(ma.Schema):
-    id = ma.fields.String()
-    player_id = ma.fields.String()
+class GameSessionSchema(ResponseSchema):
+    id = Uuid()
+    player_id = Uuid()
     table_id = ma.fields.String(allow_none=True)
     expires_at = ma.fields.DateTime()
 

@@ -55,6 +55,13 @@ class _Sealer:
                 self.process.kill()
 
 
+def _starting(server: Any, sealer: _Sealer) -> None:
+    from casino.api import gunicorn_conf
+
+    gunicorn_conf.on_starting(server)
+    sealer.start(server)
+
+
 def serve(
     host: str = "127.0.0.1",
     port: int = 8000,
@@ -76,7 +83,7 @@ def serve(
         "workers": count,
         # No gunicorn access log: the app writes one JSON line per request (with its id).
         "errorlog": "-",
-        "on_starting": sealer.start,
+        "on_starting": lambda server: _starting(server, sealer),
         "on_exit": sealer.stop,
     }
     _Server(options, config).run()

@@ -97,7 +97,7 @@ def _game_session(uow: UnitOfWork, digest: str, now: datetime) -> Principal:
     if found is None or found.revoked_at is not None:
         raise Unauthenticated("a valid bearer token is required", code="invalid_token")
     if now >= found.expires_at:
-        raise Unauthenticated("the game session has expired", code=SESSION_EXPIRED)
+        raise Unauthenticated("the game session has expired", code="session_expired")
     player = PLAYER_SUBJECT_PREFIX + found.player_id
     return Principal("player", found.player_id, player, session_id=found.id)
 

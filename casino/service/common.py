@@ -5,7 +5,9 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from collections.abc import Collection
 
+from casino.service.currencies import lookup
 from casino.service.errors import Conflict, Invalid, NotFound
 from casino.store.records import PlayerRecord
 from casino.store.uow import UnitOfWork
@@ -15,9 +17,16 @@ MAX_AMOUNT = 10**12
 MAX_PAGE = 200
 
 
-def check_currency(currency: str) -> str:
+def check_currency(currency: str, accepted: Collection[str] | None = None) -> str:
+    """An ISO 4217 code with minor units, one of ``accepted`` (the operator's list)."""
     if not isinstance(currency, str) or not _CURRENCY.fullmatch(currency):
         raise Invalid("currency must be 3 uppercase letters", code="invalid_currency")
+    if lookup(currency) is None or (accepted is not None and currency not in accepted):
+        listed = ", ".join(sorted(accepted)) if accepted is not None else "ISO 4217 codes"
+        raise Invalid(
+            f"{currency} is not a currency accepted here ({listed})",
+            code="unsupported_currency",
+        )
     return currency
 
 

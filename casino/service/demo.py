@@ -75,7 +75,9 @@ def seed_demo(uow: UnitOfWork, known: DemoTokens | None = None) -> dict[str, Any
     deposited = 0
     if balance < DEMO_FUNDS:
         deposited = DEMO_FUNDS - balance
-        wallets.deposit(uow, player_id, DEMO_CURRENCY, deposited, "demo funding")
+        wallets.deposit(
+            uow, player_id, DEMO_CURRENCY, deposited, f"demo funding {uow.now().isoformat()}"
+        )
     return {
         "tables": list(DEMO_TABLES),
         "tables_created": created_tables,

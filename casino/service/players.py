@@ -35,8 +35,12 @@ def _check_text(value: str | None, name: str, code: str, *, required: bool) -> s
     return value
 
 
-def _duplicate() -> Conflict:
-    return Conflict("a player with this external_ref exists", code="duplicate_external_ref")
+def _duplicate(player_id: str | None) -> Conflict:
+    return Conflict(
+        "a player with this external_ref exists",
+        code="duplicate_external_ref",
+        player_id=player_id,
+    )
 
 
 def create_player(
@@ -47,15 +51,24 @@ def create_player(
         _check_text(external_ref, "external_ref", "invalid_external_ref", required=True) or ""
     )
     display_name = _check_text(display_name, "display_name", "invalid_display_name", required=False)
-    if uow.players.id_by_external_ref(external_ref) is not None:
-        raise _duplicate()
+    existing = uow.players.id_by_external_ref(external_ref)
+    if existing is not None:
+        raise _duplicate(existing)
     token = new_token(PLAYER_PREFIX)
     now = utcnow()
     player = PlayerRecord(str(uuid.uuid4()), external_ref, display_name, now)
-    if not uow.players.add(player, hash_token(token)):
-        raise _duplicate()
+    if not uow.players.add(player, hash_token(token)):  # created meanwhile by another request
+        raise _duplicate(uow.players.id_by_external_ref(external_ref))
     first_pair(uow, player.id, now)
     return player_view(player), token
+
+
+def find_players(uow: UnitOfWork, external_ref: str) -> list[PlayerView]:
+    """The player with this external_ref, if any (a list: none or one)."""
+    _check_text(external_ref, "external_ref", "invalid_external_ref", required=True)
+    player_id = uow.players.id_by_external_ref(external_ref)
+    player = None if player_id is None else uow.players.get(player_id)
+    return [] if player is None else [player_view(player)]
 
 
 def get_player(uow: UnitOfWork, player_id: str) -> PlayerView:

@@ -33,6 +33,7 @@ from casino.ledger.accounts import SystemAccounts
 from casino.ledger.errors import InsufficientFunds
 from casino.ledger.settlement import decided_round_legs, opened_round_legs, settled_round_legs
 from casino.ledger.transactions import BET, DECISION, STAKE, link, new_transaction
+from casino.service import protection
 from casino.service.common import (
     clamp_limit,
     decode_cursor,
@@ -41,12 +42,14 @@ from casino.service.common import (
     require_player,
 )
 from casino.service.errors import Conflict, Invalid, NotFound
+from casino.service.ledger_reads import check_range
 from casino.service.seeds import take_first_bet_client_seed
 from casino.service.views import ROUND_STATUSES, Page, RoundView
+from casino.store.protection_records import LimitRecord
 from casino.store.records import RoundRecord, RoundRow, Wallet
-from casino.store.types import as_utc, utcnow
+from casino.store.types import as_utc
 from casino.store.uow import UnitOfWork
-from casino.store.writes import ROUND_NOT_OPEN, WALLET_GUARD
+from casino.store.writes import LIMIT_GUARD, ROUND_NOT_OPEN, WALLET_GUARD
 
 DecidedBy = Literal["player", "system"]
 AWAITING_DECISION = RoundStatus.AWAITING_DECISION.value
@@ -106,6 +109,9 @@ def place_bet(
         raise NotFound("no such table", code="table_not_found")
     if not table.active:
         raise Conflict("the table is closed", code="table_inactive")
+    now = uow.now()
+    protection.check_account(claim.protection, now)
+    protection.check_session(claim.protection, now)
     rules = TableRules.from_dict(table.rules)
     rules.validate_bet(ante, tie_bet)
     if claim.open_round_id is not None:
@@ -115,13 +121,16 @@ def place_bet(
     wallet = claim.wallet
     if wallet is None or wallet.state.balance < stake:
         raise insufficient_funds(stake, currency)  # also when there is no wallet
+    # Before the deal: what a bet may lose is its whole stake (a tie's raise is checked when
+    # the player goes to war), so the refusal never depends on the cards.
+    risks = {protection.LOSS: stake, protection.WAGER: stake}
+    protection.check_limits(claim.limits, risks, now)
     game = CasinoWarRound.start(
         rules,
         deal_casino_war(claim.server_seed, claim.client_seed, claim.nonce, rules.decks),
         ante,
         tie_bet,
     )
-    now = utcnow()
     round_id = str(uuid.uuid4())
     accounts = SystemAccounts(currency)
     if game.status is RoundStatus.SETTLED:
@@ -136,6 +145,9 @@ def place_bet(
         legs = opened_round_legs(accounts, wallet.key, ante, tie_bet, game.tie_bet_payout)
         ante_payout, net, settled_at = 0, game.tie_bet_payout - stake, None
     balance_after = _post(uow, kind, player_id, currency, legs, round_id, claim.tx_id, wallet, now)
+    moved = balance_after - wallet.state.balance
+    _count_round(uow, claim.limits, player_id, currency, moved, risks)
+    played = protection.session_after_bet(uow, claim.protection, now)
     record = RoundRecord(
         id=round_id,
         player_id=player_id,
@@ -172,7 +184,29 @@ def place_bet(
     uow.rounds.add(record, in_progress)
     return round_view(
         RoundRow(record, claim.seed_hash, None, [claim.tx_id]),
+        reality_check=protection.reality_check(played, now),
     )
+
+
+def _count_round(
+    uow: UnitOfWork,
+    limits: tuple[LimitRecord, ...],
+    player_id: str,
+    currency: str,
+    wallet_delta: int,
+    risks: dict[str, int],
+) -> None:
+    """The round's transaction counts against the player's loss and wager limits: the loss
+    by what the wallet really lost (a win lowers it), the wager by the stake; the commit
+    refuses it if the risk no longer fits (``limit_guard``)."""
+    if not limits:
+        return
+    moves = {
+        protection.LOSS: (-wallet_delta, risks[protection.LOSS]),
+        protection.WAGER: (risks[protection.WAGER], risks[protection.WAGER]),
+    }
+    protection.count(uow, limits, moves, uow.now())
+    uow.on_conflict(LIMIT_GUARD, lambda: protection.find_exceeded(uow, player_id, currency, risks))
 
 
 def _post(
@@ -242,7 +276,11 @@ def decide(
             raise RuntimeError(f"round {record.id} is open but its deal is not a tie") from exc
         raise
     result = game.result
-    now = utcnow()
+    now = uow.now()
+    # Going to war risks the raise (wagered, and lost at worst); a surrender risks nothing.
+    raised = result.bets.raise_
+    risks = {protection.LOSS: raised, protection.WAGER: raised}
+    protection.check_limits(claim.limits, risks, now)
     legs = decided_round_legs(
         SystemAccounts(record.currency),
         claim.wallet.key,
@@ -261,6 +299,14 @@ def decide(
         claim.wallet,
         now,
     )
+    _count_round(
+        uow,
+        claim.limits,
+        record.player_id,
+        record.currency,
+        balance_after - claim.wallet.state.balance,
+        risks,
+    )
     decided = replace(
         record,
         status=SETTLED,
@@ -278,7 +324,8 @@ def decide(
     uow.rounds.save_decision(decided)
     uow.on_conflict(ROUND_NOT_OPEN, lambda: _not_awaiting(record.id))
     return round_view(
-        RoundRow(decided, claim.seed_hash, claim.revealed, [*claim.transaction_ids, claim.tx_id])
+        RoundRow(decided, claim.seed_hash, claim.revealed, [*claim.transaction_ids, claim.tx_id]),
+        reality_check=protection.reality_check(claim.protection, now),
     )
 
 
@@ -298,8 +345,14 @@ def list_rounds(
     status: str | None = None,
     cursor: str | None = None,
     limit: int = 50,
+    *,
+    table_id: str | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
 ) -> Page[RoundView]:
-    """Rounds newest first, optionally one player's and/or one status."""
+    """Rounds newest first, optionally one player's, one status, one table's, created in
+    [since, until)."""
+    since, until = check_range(since, until)
     size = clamp_limit(limit)
     if player_id is not None:
         require_player(uow, player_id)
@@ -315,7 +368,15 @@ def list_rounds(
         if not _is_uuid(last_id):
             raise Invalid("malformed cursor", code="invalid_cursor")
         before = (created, last_id)
-    rows = uow.rounds.page(player_id=player_id, status=status, before=before, limit=size + 1)
+    rows = uow.rounds.page(
+        player_id=player_id,
+        status=status,
+        before=before,
+        limit=size + 1,
+        table_id=table_id,
+        since=since,
+        until=until,
+    )
     more = len(rows) > size
     rows = rows[:size]
     next_cursor = None
@@ -333,11 +394,11 @@ def resolve_stale(uow: UnitOfWork, older_than: timedelta) -> list[RoundView]:
     if older_than < timedelta(0):
         raise Invalid("older_than must not be negative", code="invalid_duration")
     resolved = []
-    for round_id in uow.rounds.stale_ids(utcnow() - older_than):
+    for round_id in uow.rounds.stale_ids(uow.now() - older_than):
         try:
             view = decide(uow, round_id, Decision.WAR, player_id=None, decided_by="system")
         except Conflict as exc:
-            if exc.code != "insufficient_funds":
+            if exc.code not in ("insufficient_funds", "limit_exceeded"):
                 raise
             # Refused before anything was written: the surrender starts from the same state.
             try:
@@ -362,7 +423,8 @@ def _is_uuid(value: object) -> bool:
         return False
 
 
-def round_view(row: RoundRow) -> RoundView:
+def round_view(row: RoundRow, reality_check: dict[str, Any] | None = None) -> RoundView:
+    """``reality_check``: the one due now (bet and decision answers only; None in recall)."""
     record = row.round
     decision: dict[str, Any] | None = None
     if record.decision is not None:
@@ -403,4 +465,5 @@ def round_view(row: RoundRow) -> RoundView:
         settled_at=record.settled_at,
         rules=dict(record.rules),
         outcomes={name: label.value for name, label in outcomes.items()},
+        reality_check=reality_check,
     )

@@ -75,7 +75,7 @@ def create_table(
             "table id must be 1-64 lowercase letters, digits and inner hyphens",
             code="invalid_table_id",
         )
-    check_currency(currency)
+    check_currency(currency, uow.currencies)
     if not isinstance(rules, TableRules):
         raise InvalidRules("rules must be TableRules")
     if uow.tables.get(table_id) is not None:
@@ -98,7 +98,7 @@ def update_table(uow: UnitOfWork, table_id: str, changes: dict[str, Any]) -> Tab
     rules = TableRules.from_dict({**table.rules, **rule_changes})
     currency = table.currency
     if "currency" in changes:
-        currency = check_currency(changes["currency"])
+        currency = check_currency(changes["currency"], uow.currencies)
         uow.ledger.ensure_accounts(currency)
     active = table.active
     if "active" in changes:

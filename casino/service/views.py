@@ -65,6 +65,27 @@ class TransactionView:
 
 
 @dataclass(frozen=True)
+class LedgerTransactionView:
+    """One ledger transaction as operators see it: ``TransactionView`` with its player and
+    its place in the books (its wallet's chain, and ``commit_seq``, the order checkpoints
+    seal transactions in)."""
+
+    id: int
+    kind: str
+    player_id: str
+    round_id: str | None
+    currency: str
+    postings: list[dict[str, Any]]
+    balance_after: int
+    reference: str | None
+    created_at: datetime
+    wallet_seq: int
+    prev_hash: str
+    hash: str
+    commit_seq: int
+
+
+@dataclass(frozen=True)
 class TableView:
     """``rules``: decks, min_ante, max_ante, bet_increment, max_tie_bet, tie_pays,
     war_tie_bonus, surrender_allowed. ``rtp``: {"war"|"surrender"|"tie_bet": {"exact": "p/q",
@@ -137,6 +158,9 @@ class RoundView:
     settled_at: datetime | None
     rules: dict[str, Any] = field(default_factory=dict)
     outcomes: dict[str, str] = field(default_factory=dict)
+    #: A reality check due now (casino.service.protection.reality_check): bet and decision
+    #: answers only, until the player acknowledges it.
+    reality_check: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)

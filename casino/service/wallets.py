@@ -11,6 +11,7 @@ from casino.ledger.accounts import SystemAccounts
 from casino.ledger.errors import InsufficientFunds
 from casino.ledger.legs import transfer
 from casino.ledger.transactions import DEPOSIT, WITHDRAWAL, link, new_transaction
+from casino.service import protection
 from casino.service.common import (
     check_amount,
     check_currency,
@@ -20,12 +21,11 @@ from casino.service.common import (
     insufficient_funds,
     player_exists,
 )
-from casino.service.errors import Invalid
+from casino.service.errors import Conflict, Invalid, NotFound
 from casino.service.ledger_views import chained_view, transaction_view
 from casino.service.views import Page, TransactionView, WalletView
-from casino.store.types import utcnow
 from casino.store.uow import UnitOfWork
-from casino.store.writes import WALLET_GUARD
+from casino.store.writes import CASH_REFERENCE_USED, LIMIT_GUARD, WALLET_GUARD
 
 MAX_REFERENCE = 200
 
@@ -60,27 +60,56 @@ def _move_cash(
     amount: int,
     reference: str,
 ) -> TransactionView:
-    check_currency(currency)
+    check_currency(currency, uow.currencies)
     check_amount(amount)
     _check_reference(reference)
-    player_exists(uow, player_id)
+    now = uow.now()
+    # The player's existence, status and whether it has deposit limits: one statement.
+    state = uow.protection.cash_state(player_id, currency)
+    if state is None:
+        raise NotFound("no such player", code="player_not_found")
+    if kind == DEPOSIT:  # withdrawals stay allowed whatever the account's state
+        protection.check_account(state.protection, now)
     wallet = uow.ledger.lock_wallet(player_id, currency, create=kind == DEPOSIT)
     if wallet is None:  # a withdrawal from a currency the player never deposited
         raise insufficient_funds(amount, currency)
+    if kind == DEPOSIT and state.has_deposit_limits:
+        # Read with the wallet locked: every deposit that counted before has committed.
+        limits = uow.protection.limits(player_id, currency, [protection.DEPOSIT])
+        risks = {protection.DEPOSIT: amount}
+        protection.check_limits(limits, risks, now)
+        protection.count(uow, limits, {protection.DEPOSIT: (amount, amount)}, now)
+        uow.on_conflict(
+            LIMIT_GUARD, lambda: protection.find_exceeded(uow, player_id, currency, risks)
+        )
     cash = SystemAccounts(currency).cash
     legs = (
         transfer(cash, wallet.key, amount)
         if kind == DEPOSIT
         else transfer(wallet.key, cash, amount)
     )
-    tx = new_transaction(kind, currency, player_id, legs, created_at=utcnow(), reference=reference)
+    tx = new_transaction(kind, currency, player_id, legs, created_at=now, reference=reference)
     try:
         chained = link(tx, uow.ledger.reserve_id(), wallet.state)
     except InsufficientFunds:
         raise insufficient_funds(amount, currency) from None
     uow.ledger.append(chained, wallet)
     uow.on_conflict(WALLET_GUARD, lambda: insufficient_funds(amount, currency))
+    # A reference pays in (or out) once per player: the commit refuses a second use.
+    uow.protection.use_cash_reference(player_id, kind, reference, chained.id)
+    uow.on_conflict(
+        CASH_REFERENCE_USED, lambda: _duplicate_reference(uow, player_id, kind, reference)
+    )
     return chained_view(chained)
+
+
+def _duplicate_reference(uow: UnitOfWork, player_id: str, kind: str, reference: str) -> Conflict:
+    return Conflict(
+        f"this {kind} reference was already used for the player",
+        code="duplicate_reference",
+        reference=reference,
+        transaction_id=uow.protection.cash_reference(player_id, kind, reference),
+    )
 
 
 def list_wallets(uow: UnitOfWork, player_id: str) -> list[WalletView]:

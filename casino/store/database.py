@@ -2,30 +2,47 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
+from datetime import datetime
 
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from casino.store import health
 from casino.store.session import DatabaseTimeouts, make_engine, make_session_factory
-from casino.store.uow import UnitOfWork
+from casino.store.types import utcnow
+from casino.store.uow import DEFAULT_CURRENCIES, UnitOfWork
 
 
 @dataclass(frozen=True)
 class Database:
     engine: Engine
     session_factory: sessionmaker[Session]
+    clock: Callable[[], datetime] = utcnow
+    currencies: Collection[str] = field(default=DEFAULT_CURRENCIES)
 
     @classmethod
-    def open(cls, url: str, timeouts: DatabaseTimeouts | None = None) -> Database:
+    def open(
+        cls,
+        url: str,
+        timeouts: DatabaseTimeouts | None = None,
+        *,
+        clock: Callable[[], datetime] | None = None,
+        currencies: Collection[str] | None = None,
+    ) -> Database:
         # hide_parameters: SQL errors must not print bound values (token hashes, seeds).
         engine = make_engine(url, timeouts=timeouts, hide_parameters=True)
-        return cls(engine=engine, session_factory=make_session_factory(engine))
+        return cls(
+            engine=engine,
+            session_factory=make_session_factory(engine),
+            clock=clock or utcnow,
+            currencies=frozenset(currencies or DEFAULT_CURRENCIES),
+        )
 
     def unit_of_work(self) -> UnitOfWork:
         """A fresh, not yet entered unit of work."""
-        return UnitOfWork(self.session_factory)
+        return UnitOfWork(self.session_factory, clock=self.clock, currencies=self.currencies)
 
     def ping(self) -> None:
         """The database can serve a bet now (``casino.store.health``), or this raises."""

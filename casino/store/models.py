@@ -307,3 +307,4 @@ class GameSession(Base):
 
 
 import casino.store.free_play_models  # noqa: E402, F401  (puts free_play_games on Base.metadata)
+from casino.store import protection_models as _protection  # noqa: E402, F401  (its tables)

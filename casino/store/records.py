@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from casino.ledger.transactions import WalletState
+from casino.store.protection_records import LimitRecord, ProtectionRecord
 
 
 @dataclass
@@ -125,6 +126,10 @@ class BetClaim:
     table: TableRecord | None
     wallet: Wallet | None
     tx_id: int
+    # The player's protection row and its loss / wager limits in the table's currency, both
+    # locked (None / empty for a player who has none).
+    protection: ProtectionRecord | None = None
+    limits: tuple[LimitRecord, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -139,6 +144,11 @@ class DecisionClaim:
     transaction_ids: list[int]
     wallet: Wallet
     tx_id: int
+    # The player's loss / wager limits in the round's currency and its protection row, as of
+    # the claim (not locked: the commit checks the limits again against the rows as they
+    # stand, and a decision is allowed whatever the account's status).
+    limits: tuple[LimitRecord, ...] = ()
+    protection: ProtectionRecord | None = None
 
 
 @dataclass(frozen=True)

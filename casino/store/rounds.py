@@ -28,11 +28,18 @@ from casino.store.models import (
     ServerSeed,
     as_utc,
 )
+from casino.store.protection import (
+    ROUND_LIMIT_KINDS,
+    ProtectionStore,
+    limits_from_json,
+    protection_from_json,
+)
 from casino.store.records import (
     DECISION_COLUMNS,
     ROUND_COLUMNS,
     BetClaim,
     DecisionClaim,
+    LimitRecord,
     RoundRecord,
     RoundRow,
     TableRecord,
@@ -49,20 +56,33 @@ _TRANSACTIONS = cast(Table, LedgerTransaction.__table__)
 _DATETIME_COLUMNS = frozenset({"created_at", "settled_at"})
 OPEN_ROUND_INDEX = "uq_rounds_one_open_per_player"
 
-# The nonce claim locks the seed row first; the wallet is locked only once the claim
-# succeeded (the wallet CTE refers to it), so the two are always locked in that order.
+# The nonce claim locks the seed row first; then the player's protection row (if any), then
+# the wallet (its CTE waits for both: one-time filters evaluated before its scan), then the
+# wallet's loss / wager limits (after the wallet). Always that order, so requests of one
+# player cannot deadlock over them. A player without protection rows pays two index probes
+# that find nothing, in the same round trip.
 _CLAIM_BET = """
 WITH claim AS (
     UPDATE server_seeds SET next_nonce = next_nonce + 1
     WHERE player_id = %(player_id)s AND active
     RETURNING id, seed, seed_hash, client_seed, next_nonce - 1 AS nonce
+), prot AS MATERIALIZED (
+    SELECT p.* FROM player_protection AS p
+    WHERE p.player_id = %(player_id)s AND EXISTS (SELECT 1 FROM claim)
+    FOR UPDATE
 ), tbl AS (
     SELECT id, currency, rules, active, created_at, updated_at
     FROM casino_tables WHERE id = %(table_id)s
-), wallet AS (
+), wallet AS MATERIALIZED (
     SELECT a.id, a.key, a.balance, a.chain_length, a.chain_hash FROM accounts AS a
     WHERE a.player_id = %(player_id)s AND a.kind = 'wallet'
         AND a.currency = (SELECT currency FROM tbl) AND EXISTS (SELECT 1 FROM claim)
+        AND (SELECT count(*) FROM prot) >= 0
+    FOR UPDATE
+), lim AS MATERIALIZED (
+    SELECT l.* FROM player_limits AS l
+    WHERE l.player_id = %(player_id)s AND l.currency = (SELECT currency FROM tbl)
+        AND l.kind IN ('loss', 'wager') AND EXISTS (SELECT 1 FROM wallet)
     FOR UPDATE
 )
 SELECT claim.id, claim.seed, claim.seed_hash, claim.client_seed, claim.nonce,
@@ -70,7 +90,8 @@ SELECT claim.id, claim.seed, claim.seed_hash, claim.client_seed, claim.nonce,
         WHERE r.player_id = %(player_id)s AND r.status = 'awaiting_decision'),
     tbl.id, tbl.currency, tbl.rules, tbl.active, tbl.created_at, tbl.updated_at,
     wallet.id, wallet.key, wallet.balance, wallet.chain_length, wallet.chain_hash,
-    nextval('ledger_transaction_id_seq')
+    nextval('ledger_transaction_id_seq'),
+    (SELECT row_to_json(prot) FROM prot), (SELECT json_agg(lim) FROM lim)
 FROM claim LEFT JOIN tbl ON true LEFT JOIN wallet ON true
 """
 
@@ -81,7 +102,10 @@ _CLAIM_DECISION = (
     + """, s.seed, s.seed_hash, s.active, s.revealed_at,
     ARRAY(SELECT t.id FROM ledger_transactions AS t WHERE t.round_id = r.id ORDER BY t.id),
     w.id, w.key, w.balance, w.chain_length, w.chain_hash,
-    nextval('ledger_transaction_id_seq')
+    nextval('ledger_transaction_id_seq'),
+    (SELECT json_agg(l) FROM player_limits AS l WHERE l.player_id = r.player_id
+        AND l.currency = r.currency AND l.kind IN ('loss', 'wager')),
+    (SELECT row_to_json(p) FROM player_protection AS p WHERE p.player_id = r.player_id)
 FROM rounds AS r
 JOIN server_seeds AS s ON s.id = r.server_seed_id
 JOIN accounts AS w ON w.player_id = r.player_id AND w.kind = 'wallet' AND w.currency = r.currency
@@ -106,11 +130,17 @@ def _wallet(row: Sequence[Any]) -> Wallet | None:
 
 class RoundStore(Repository):
     def __init__(
-        self, session: Any, postgres: bool, writes: PendingWrites, ledger: LedgerStore
+        self,
+        session: Any,
+        postgres: bool,
+        writes: PendingWrites,
+        ledger: LedgerStore,
+        protection: ProtectionStore,
     ) -> None:
         super().__init__(session, postgres)
         self._writes = writes
         self._ledger = ledger
+        self._protection = protection
 
     # --- the bet ---------------------------------------------------------------------
 
@@ -140,6 +170,8 @@ class RoundStore(Repository):
                 table=table,
                 wallet=None if wallet is None else self._ledger.adopt(wallet),
                 tx_id=int(row[17]),
+                protection=protection_from_json(row[18]),
+                limits=limits_from_json(row[19]),
             )
         return self._claim_bet_sqlite(player_id, table_id)
 
@@ -158,6 +190,7 @@ class RoundStore(Repository):
         ).one_or_none()
         if claim is None:
             return None
+        protection = self._protection.get(player_id)
         table_row = self.session.execute(
             select(_TABLES).where(_TABLES.c.id == table_id)
         ).one_or_none()
@@ -170,6 +203,9 @@ class RoundStore(Repository):
                 m["created_at"], m["updated_at"],
             )  # fmt: skip
             wallet = self._ledger.lock_wallet(player_id, table.currency)
+        limits: tuple[LimitRecord, ...] = ()
+        if wallet is not None and table is not None:
+            limits = tuple(self._protection.limits(player_id, table.currency, ROUND_LIMIT_KINDS))
         return BetClaim(
             seed_id=int(claim[0]),
             server_seed=bytes(claim[1]),
@@ -180,6 +216,8 @@ class RoundStore(Repository):
             table=table,
             wallet=wallet,
             tx_id=self._ledger.reserve_id(),
+            protection=protection,
+            limits=limits,
         )
 
     def add(self, record: RoundRecord, in_progress: Callable[[], Exception]) -> None:
@@ -211,6 +249,8 @@ class RoundStore(Repository):
                 transaction_ids=[int(value) for value in tx_ids],
                 wallet=self._ledger.adopt(wallet),
                 tx_id=int(row[width + 10]),
+                limits=limits_from_json(row[width + 11]),
+                protection=protection_from_json(row[width + 12]),
             )
         found = self.session.execute(
             select(_ROUNDS).where(_ROUNDS.c.id == round_id).with_for_update()
@@ -234,6 +274,10 @@ class RoundStore(Repository):
             transaction_ids=self._ledger.round_transaction_ids([round_id]).get(round_id, []),
             wallet=wallet,
             tx_id=self._ledger.reserve_id(),
+            limits=tuple(
+                self._protection.limits(record.player_id, record.currency, ROUND_LIMIT_KINDS)
+            ),
+            protection=self._protection.get(record.player_id),
         )
 
     def save_decision(self, record: RoundRecord) -> None:
@@ -273,13 +317,23 @@ class RoundStore(Repository):
         status: str | None,
         before: tuple[datetime, str] | None,
         limit: int,
+        table_id: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
     ) -> list[RoundRow]:
-        """Rounds newest first (created_at, then id), after the cursor ``before``."""
+        """Rounds newest first (created_at, then id), after the cursor ``before``; created
+        from ``since`` (included) to ``until`` (excluded) when given."""
         query = select(_ROUNDS)
         if player_id is not None:
             query = query.where(_ROUNDS.c.player_id == player_id)
         if status is not None:
             query = query.where(_ROUNDS.c.status == status)
+        if table_id is not None:
+            query = query.where(_ROUNDS.c.table_id == table_id)
+        if since is not None:
+            query = query.where(_ROUNDS.c.created_at >= since)
+        if until is not None:
+            query = query.where(_ROUNDS.c.created_at < until)
         if before is not None:
             created, last_id = before
             query = query.where(

@@ -11,7 +11,7 @@ moved) raises the error it asked for, after the rollback.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from datetime import datetime
 from types import TracebackType
 
@@ -28,13 +28,18 @@ from casino.store.idempotency import IdempotencyStore
 from casino.store.ledger import LedgerStore
 from casino.store.operator_tokens import OperatorTokenStore
 from casino.store.players import PlayerStore
+from casino.store.protection import ProtectionStore
 from casino.store.reports import ReportStore
 from casino.store.rounds import RoundStore
 from casino.store.seeds import SeedStore
 from casino.store.simulation_jobs import SimulationJobStore
 from casino.store.tables import TableStore
+from casino.store.types import utcnow
 
 logger = logging.getLogger(__name__)
+
+#: The currencies an operator accepts unless configured otherwise (CASINO_CURRENCIES).
+DEFAULT_CURRENCIES = frozenset({"EUR", "USD", "GBP"})
 
 
 class UnitOfWork:
@@ -50,10 +55,25 @@ class UnitOfWork:
     free_play: FreePlayStore
     reports: ReportStore
     simulation_jobs: SimulationJobStore
+    protection: ProtectionStore
 
-    def __init__(self, session_factory: sessionmaker[Session]) -> None:
+    def __init__(
+        self,
+        session_factory: sessionmaker[Session],
+        *,
+        clock: Callable[[], datetime] = utcnow,
+        currencies: Collection[str] = DEFAULT_CURRENCIES,
+    ) -> None:
         self._factory = session_factory
         self._session: Session | None = None
+        # The time of the use cases (ledger and round timestamps, limit periods, delays):
+        # tests inject a clock instead of sleeping.
+        self.clock = clock
+        #: The ISO 4217 codes this operator accepts.
+        self.currencies = frozenset(currencies)
+
+    def now(self) -> datetime:
+        return self.clock()
 
     @property
     def session(self) -> Session:
@@ -80,7 +100,8 @@ class UnitOfWork:
         self.tables = TableStore(session, postgres)
         self.seeds = SeedStore(session, postgres)
         self.ledger = LedgerStore(session, postgres, writes)
-        self.rounds = RoundStore(session, postgres, writes, self.ledger)
+        self.protection = ProtectionStore(session, postgres, writes)
+        self.rounds = RoundStore(session, postgres, writes, self.ledger, self.protection)
         self.idempotency = IdempotencyStore(session, postgres, writes)
         self.checkpoints = CheckpointStore(session, postgres)
         self.game_sessions = GameSessionStore(session, postgres)

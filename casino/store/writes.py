@@ -34,16 +34,23 @@ from casino.store.models import (
     Posting,
     Round,
 )
+from casino.store.protection_models import CashReference, PlayerLimit, PlayerProtection
+from casino.store.types import as_utc
 
 _ACCOUNTS = cast(Table, Account.__table__)
 _ROUNDS = cast(Table, Round.__table__)
 _RECORDS = cast(Table, IdempotencyRecord.__table__)
 _TRANSACTIONS = cast(Table, LedgerTransaction.__table__)
 _POSTINGS = cast(Table, Posting.__table__)
+_LIMITS = cast(Table, PlayerLimit.__table__)
+_PROTECTION = cast(Table, PlayerProtection.__table__)
+_CASH_REFERENCES = cast(Table, CashReference.__table__)
 
 #: Constraint names a refused commit reports (besides the tables' own).
 WALLET_GUARD = "wallet_guard"
 ROUND_NOT_OPEN = "round_not_open"
+LIMIT_GUARD = "limit_guard"
+CASH_REFERENCE_USED = "pk_cash_references"
 
 _COMMIT = "SELECT casino_commit(%(doc)s::json)"
 
@@ -70,9 +77,22 @@ class PendingWrites:
     transactions: list[tuple[ChainedTransaction, int]] = field(default_factory=list)
     moves: dict[int, _WalletMove] = field(default_factory=dict)
     conflicts: dict[str, Callable[[], Exception]] = field(default_factory=dict)
+    # Player protection (casino.store.protection): usage of money limits, the play session
+    # of players with time limits, payment references.
+    limit_usage: list[dict[str, Any]] = field(default_factory=list)
+    sessions: list[dict[str, Any]] = field(default_factory=list)
+    cash_references: list[dict[str, Any]] = field(default_factory=list)
 
     def __bool__(self) -> bool:
-        return bool(self.rounds or self.round_updates or self.records or self.transactions)
+        return bool(
+            self.rounds
+            or self.round_updates
+            or self.records
+            or self.transactions
+            or self.limit_usage
+            or self.sessions
+            or self.cash_references
+        )
 
     def add_transaction(self, tx: ChainedTransaction, wallet_id: int) -> None:
         self.transactions.append((tx, wallet_id))
@@ -139,6 +159,8 @@ def _document(writes: PendingWrites) -> str:
             parts.append(f'"{name}":[' + ",".join(items) + "]")
 
     add("wallets", [_dumps(_move_row(move)) for move in writes.moves.values()])
+    add("limit_usage", [_dumps(row) for row in writes.limit_usage])
+    add("sessions", [_dumps(row) for row in writes.sessions])
     add("rounds", [_dumps(row) for row in writes.rounds])
     add("round_updates", [_dumps(row) for row in writes.round_updates])
     records = []
@@ -151,6 +173,7 @@ def _document(writes: PendingWrites) -> str:
     add("idempotency_records", records)
     add("ledger_transactions", [_dumps(_tx_row(tx, wid)) for tx, wid in writes.transactions])
     add("postings", [_dumps(p) for tx, _ in writes.transactions for p in _posting_rows(tx)])
+    add("cash_references", [_dumps(row) for row in writes.cash_references])
     return "{" + ",".join(parts) + "}"
 
 
@@ -196,6 +219,14 @@ def write_sqlite(session: Session, writes: PendingWrites) -> None:
         )
         if changed.rowcount != 1:  # type: ignore[attr-defined]
             raise GuardRefused(WALLET_GUARD)
+    for usage in writes.limit_usage:
+        _count_usage_sqlite(session, usage)
+    for row in writes.sessions:
+        session.execute(
+            update(_PROTECTION)
+            .where(_PROTECTION.c.player_id == row["player_id"])
+            .values({k: v for k, v in row.items() if k != "player_id"})
+        )
     if writes.rounds:
         session.execute(insert(_ROUNDS), writes.rounds)
     for values in writes.round_updates:
@@ -234,6 +265,42 @@ def write_sqlite(session: Session, writes: PendingWrites) -> None:
                 for p in postings
             ],
         )
+    for row in writes.cash_references:
+        used = session.execute(
+            select(_CASH_REFERENCES.c.transaction_id).where(
+                _CASH_REFERENCES.c.player_id == row["player_id"],
+                _CASH_REFERENCES.c.kind == row["kind"],
+                _CASH_REFERENCES.c.reference == row["reference"],
+            )
+        ).first()
+        if used is not None:
+            raise GuardRefused(CASH_REFERENCE_USED)
+        session.execute(insert(_CASH_REFERENCES), row)
+
+
+def _count_usage_sqlite(session: Session, usage: Mapping[str, Any]) -> None:
+    """``casino_commit``'s limit usage section: add ``delta`` to the period's usage unless
+    what the movement risks would take it past the limit in force."""
+    key = (
+        _LIMITS.c.player_id == usage["player_id"],
+        _LIMITS.c.currency == usage["currency"],
+        _LIMITS.c.kind == usage["kind"],
+        _LIMITS.c.period == usage["period"],
+    )
+    row = session.execute(select(_LIMITS).where(*key)).one_or_none()
+    if row is None:
+        raise GuardRefused(LIMIT_GUARD)
+    limit = row.amount
+    if row.pending_at is not None and as_utc(row.pending_at) <= usage["as_of"]:
+        limit = row.pending_amount
+    used = row.used if as_utc(row.period_start) == usage["period_start"] else 0
+    if usage["risk"] > 0 and limit is not None and used + usage["risk"] > limit:
+        raise GuardRefused(LIMIT_GUARD)
+    session.execute(
+        update(_LIMITS)
+        .where(*key)
+        .values(used=used + usage["delta"], period_start=usage["period_start"])
+    )
 
 
 def constraint_of(error: IntegrityError) -> str | None:

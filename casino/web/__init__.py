@@ -38,12 +38,12 @@ def _page(name: str) -> Response:
 
 @bp.get("/")
 def home() -> Response:
-    return redirect("/play/free/", code=302)  # type: ignore[return-value]
+    return redirect("/play/free/", 302)  # type: ignore[return-value]
 
 
 @bp.get("/play")
 def play_without_slash() -> Response:
-    return redirect("/play/", code=308)  # type: ignore[return-value]
+    return redirect("/play/", 308)  # type: ignore[return-value]
 
 
 @bp.get("/play/")

@@ -1,7 +1,7 @@
 """No grinding: every active server seed commits to its successor before its client seed exists
 
 Revision ID: 0016
-Revises: 0015
+Revises: 0012
 
 - ``server_seeds.next_seed`` / ``next_seed_hash``: the server seed the next rotation makes
   active, committed (its hash shown with the active pair) while the current pair is active,
@@ -25,7 +25,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = '0016'
-down_revision: str | None = '0015'
+down_revision: str | None = '0012'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import os
+import secrets
 import threading
 import uuid
 from collections.abc import Callable, Iterator
@@ -39,7 +40,8 @@ CHROMIUM_FLAGS = (
     "--disable-dev-shm-usage",
     "--lang=en-US",
 )
-OPERATOR_TOKEN = "browser-operator-token-0123456789"
+# Production refuses guessable operator tokens (config/token_policy.py): a random one.
+OPERATOR_TOKEN = "op_" + secrets.token_urlsafe(32)
 WAIT_SECONDS = 30
 
 

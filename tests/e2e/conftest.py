@@ -164,3 +164,8 @@ def funded(api: Api) -> Player:
     someone = api.create_player()
     api.deposit(someone, 1_000_000)
     return someone
+
+
+# ---------------------------------------------------------------- player protection
+
+from .protection_helpers import capi, clock, clocked_app, gambler  # noqa: E402, F401

@@ -1,6 +1,6 @@
 """Game sessions (the launch flow) through HTTP: issue, scope, expiry, revocation, hashing.
 
-Time is the app's injected clock (``CLOCK``), moved forward by the tests: nothing sleeps.
+Time is the app's injected clock (``CASINO_CLOCK``), moved forward by the tests: nothing sleeps.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ def clock() -> FakeClock:
 
 @pytest.fixture
 def clocked_app(database_url: str, clock: FakeClock) -> Iterator[Flask]:
-    application = create_app(make_config(database_url, CLOCK=clock))
+    application = create_app(make_config(database_url, CASINO_CLOCK=clock))
     yield application
     application.extensions[EXTENSION_KEY].engine.dispose()
 

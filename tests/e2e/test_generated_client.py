@@ -31,10 +31,14 @@ from .conftest import MigratedDatabase
 from .helpers import OPERATOR_TOKEN, make_config
 
 PACKAGE = "casino_generated_client"
+# The ledger export is NDJSON, which generators do not parse: a client takes it as bytes
+# (and hands the file to the verifier), as this documented generator option says.
 CONFIG = f"""\
 package_name_override: {PACKAGE}
 project_name_override: casino-generated-client
 post_hooks: []
+content_type_overrides:
+  application/x-ndjson: application/octet-stream
 """
 
 

@@ -216,9 +216,11 @@ def test_a_new_operator_token_never_inherits_a_revoked_ones_requests(
 
     second = _cli("create-operator-token", "--name", "second", "--database-url", database_url)
     assert _token_id(database_url, "second") > first_id
+    # Another payment (a reference is used once); had the second token inherited the first
+    # one's records, the key would answer 422 idempotency_key_reused for the new body.
     again = api.post(
         f"/api/v1/players/{player.id}/deposits",
-        body,
+        {**body, "reference": "another payment"},
         {"Authorization": f"Bearer {second.strip()}"},
         key,
     )

@@ -26,7 +26,14 @@ def test_create_player_returns_token_once(api: Api) -> None:
     )
     assert response.status_code == 201
     body = response.get_json()
-    assert set(body) == {"id", "external_ref", "display_name", "token", "created_at"}
+    assert set(body) == {
+        "id",
+        "external_ref",
+        "display_name",
+        "token",
+        "created_at",
+        "reissue_token",
+    }
     assert body["external_ref"] == "crm-42" and body["display_name"] == "Ada"
     assert isinstance(body["token"], str) and len(body["token"]) >= 32
     fetched = api.get(f"/api/v1/players/{body['id']}", auth=api.operator_auth)

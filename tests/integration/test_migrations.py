@@ -330,7 +330,7 @@ def test_0016_commits_a_next_seed_for_every_existing_player(fresh_url: str) -> N
     from casino.store.session import make_session_factory
     from casino.store.uow import UnitOfWork
 
-    upgrade(fresh_url, "0015")
+    upgrade(fresh_url, "0012")
     now = datetime(2026, 11, 1, tzinfo=UTC)
     players = ["00000000-0000-4000-8000-000000000001", "00000000-0000-4000-8000-000000000002"]
     engine = make_engine(fresh_url)
@@ -388,7 +388,7 @@ def test_0016_commits_a_next_seed_for_every_existing_player(fresh_url: str) -> N
             ).scalar_one()
         assert bytes(promoted) == successors[2]
 
-        downgrade(fresh_url, "0015")
+        downgrade(fresh_url, "0012")
         with engine.connect() as conn:
             back = conn.execute(
                 text("SELECT id, active, first_nonce, next_nonce FROM server_seeds ORDER BY id")

@@ -13,6 +13,7 @@ docs/operations.md.
 
 from __future__ import annotations
 
+import secrets
 import time
 from contextlib import ExitStack
 from datetime import datetime
@@ -33,6 +34,8 @@ from harness.server import GunicornInstance
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
 
 PLAY_SECONDS = 3.0
+# Production refuses guessable operator tokens (config/token_policy.py): a random one.
+OPERATOR_TOKEN = "op_" + secrets.token_urlsafe(32)
 
 
 def snapshot(url: str) -> dict[str, Any]:
@@ -119,13 +122,13 @@ def test_point_in_time_restore_holds_exactly_what_was_committed_before_the_targe
         stack.enter_context(source)
         db = stack.enter_context(pg.scratch_database("drill", source.admin_url))
         pg.migrate(db.url)
-        instance = GunicornInstance(db.url, ["drill-operator-token"], workers=2)
+        instance = GunicornInstance(db.url, [OPERATOR_TOKEN], workers=2)
         stack.callback(instance.stop)
         instance.start()
         run = LoadRun(
             LoadConfig(
                 base_urls=[instance.base_url],
-                operator_token="drill-operator-token",
+                operator_token=OPERATOR_TOKEN,
                 players=12,
                 threads=6,
                 shared_players=3,

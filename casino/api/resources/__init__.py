@@ -5,11 +5,13 @@ from __future__ import annotations
 from flask_smorest import Api
 
 from casino.api.resources import (
+    currencies,
     free_play,
     game_sessions,
     health,
     ledger,
     players,
+    protection,
     reports,
     rounds,
     seeds,
@@ -28,6 +30,8 @@ BLUEPRINTS = (
     ledger.blp,
     reports.blp,
     game_sessions.blp,
+    protection.blp,
+    currencies.blp,
 )
 
 

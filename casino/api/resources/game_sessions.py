@@ -32,7 +32,7 @@ class PlayerSessions(MethodView):
     @requires(OPERATOR)
     @blp.arguments(GameSessionCreateSchema(), required=False)
     @blp.response(201, GameSessionCreatedSchema)
-    @blp.doc(responses=error_responses(404, 422))
+    @blp.doc(operationId="createGameSession", responses=error_responses(404, 422))
     def post(self, data: dict[str, Any], player_id: str) -> dict[str, Any]:
         """Launch: a game session for the player, and the client's launch_url.
 
@@ -65,7 +65,7 @@ class PlayerSessions(MethodView):
 class CurrentSession(MethodView):
     @requires(PLAYER)
     @blp.response(200, GameSessionSchema)
-    @blp.doc(responses=error_responses(404))
+    @blp.doc(operationId="getCurrentGameSession", responses=error_responses(404))
     def get(self) -> service.GameSessionView:
         """The game session of the calling token: who the player is, which table it was
         launched for and when it ends. 404 session_not_found for a token that is not a game
@@ -81,7 +81,7 @@ class CurrentSession(MethodView):
 class GameSession(MethodView):
     @requires(OPERATOR)
     @blp.response(204)
-    @blp.doc(responses=error_responses(404))
+    @blp.doc(operationId="revokeGameSession", responses=error_responses(404))
     def delete(self, session_id: str) -> None:
         """Revoke the session: its token is refused from now on (again: no change)."""
         write(lambda uow: service.revoke_session(uow, session_id, clock.now()))

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from flask import g
 from flask.views import MethodView
+from flask.wrappers import Response
+from marshmallow import RAISE
 
+from casino.api import idempotency
 from casino.api.auth import OPERATOR, PLAYER, ensure_visible_player, requires
 from casino.api.json_body import ApiBlueprint
 from casino.api.openapi import error_responses
@@ -17,6 +21,7 @@ from casino.api.schemas import (
     PlayerSchema,
     PlayerTokenSchema,
 )
+from casino.api.schemas_protection import PlayerListSchema, PlayerQuerySchema
 from casino.service import players as player_service
 from casino.service.views import PlayerView
 
@@ -26,21 +31,38 @@ blp = ApiBlueprint("players", __name__, url_prefix="/api/v1/players", descriptio
 @blp.route("")
 class Players(MethodView):
     @requires(OPERATOR)
+    @idempotency.optional
     @blp.arguments(PlayerCreateSchema())
     @blp.response(201, PlayerCreatedSchema)
     @blp.doc(operationId="createPlayer", responses=error_responses(409, 422))
-    def post(self, data: dict[str, Any]) -> dict[str, Any]:
+    def post(self, data: dict[str, Any]) -> Response | dict[str, Any]:
         """Create a player and its bearer token (shown only in this response).
 
-        Not idempotent by key on purpose: a replay would have to store the token; a retry
-        with the same external_ref answers 409 duplicate_external_ref instead.
+        With an ``Idempotency-Key`` a retry answers the same player again
+        (``Idempotent-Replayed: true``) but with ``token`` null: the token is never stored
+        in clear, so a lost one is replaced by ``POST`` to ``reissue_token``. Without a key,
+        a retry answers 409 ``duplicate_external_ref`` with the existing ``player_id``.
         """
-        player, token = write(
-            lambda uow: player_service.create_player(
+
+        def create(uow: Any) -> dict[str, Any]:
+            player, token = player_service.create_player(
                 uow, data["external_ref"], data["display_name"]
             )
-        )
-        return {**_player_dict(player), "token": token}
+            return {**_player_dict(player), "token": token}
+
+        if g.idempotency_key is not None:
+            return idempotency.respond(
+                201, _CREATED_BODY.dump, create, stored=lambda body: {**body, "token": None}
+            )
+        return write(create)
+
+    @requires(OPERATOR)
+    @blp.arguments(PlayerQuerySchema(), location="query", unknown=RAISE)
+    @blp.response(200, PlayerListSchema)
+    @blp.doc(operationId="findPlayers", responses=error_responses(422))
+    def get(self, query: dict[str, Any]) -> dict[str, list[PlayerView]]:
+        """Look a player up by your ``external_ref``: ``items`` holds it, or nothing."""
+        return {"items": read(lambda uow: player_service.find_players(uow, query["external_ref"]))}
 
 
 @blp.route("/<uuid_str:player_id>")
@@ -71,10 +93,14 @@ class PlayerToken(MethodView):
         return {"id": player_id, "token": token}
 
 
+_CREATED_BODY = PlayerCreatedSchema()
+
+
 def _player_dict(player: PlayerView) -> dict[str, Any]:
     return {
         "id": player.id,
         "external_ref": player.external_ref,
         "display_name": player.display_name,
         "created_at": player.created_at,
+        "reissue_token": f"/api/v1/players/{player.id}/token",
     }

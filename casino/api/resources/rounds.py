@@ -69,7 +69,9 @@ class Rounds(MethodView):
     @blp.response(200, RoundPageSchema)
     @blp.doc(operationId="listRounds", responses=error_responses(404, 422))
     def get(self, query: dict[str, Any]) -> Page[RoundView]:
-        """Rounds, newest first: a player's own; an operator's all (filter by player_id)."""
+        """Rounds, newest first: a player's own; an operator's all (filter by player_id).
+        Filters: status, table_id, and creation time from since (included) to until
+        (excluded); 422 invalid_range when since is not before until."""
         wanted = query.get("player_id")
         scope = scope_player_id()
         if scope is not None:
@@ -78,7 +80,14 @@ class Rounds(MethodView):
             wanted = scope
         return read(
             lambda uow: round_service.list_rounds(
-                uow, wanted, query.get("status"), query.get("cursor"), query["limit"]
+                uow,
+                wanted,
+                query.get("status"),
+                query.get("cursor"),
+                query["limit"],
+                table_id=query.get("table_id"),
+                since=query.get("since"),
+                until=query.get("until"),
             )
         )
 

@@ -158,6 +158,9 @@ async function newGame() {
   if (seed) body.seed = seed;
   await work(async () => {
     const game = await state.client.post(`${BASE}/games`, body);
+    // The game is its creator's: every later request about it bears the game token, which
+    // the creation's answer alone carries.
+    state.client.token = game.token;
     state.game = game;
     state.shownBattle = 0;
     replace(el.log);
@@ -457,13 +460,28 @@ async function simulate() {
   await work(async () => {
     replace(el.simResult, h("p", { class: "hint" }, `Playing ${body.games} games…`));
     show(el.simResult, true);
-    const result = await state.client.post(`${BASE}/simulations`, body);
+    const result = await finished(await state.client.post(`${BASE}/simulations`, body));
     renderSimulation(result);
     announce(
       `Simulation done: ${result.games} games, median ${result.battles.median} battles, ` +
         `mean ${result.battles.mean}, longest ${result.battles.max}.`,
     );
   });
+}
+
+// A simulation too long to wait for comes back as a job (202): poll it until it is done.
+const POLL_MS = 500;
+
+async function finished(answer) {
+  let job = answer;
+  while (job.status === "running") {
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    job = await state.client.get(`${BASE}/simulations/${job.id}`);
+  }
+  if (job.status === "failed") {
+    throw new Error(`The simulation could not finish (${job.error || "no reason given"}); run it again.`);
+  }
+  return job.status === "done" ? job.result : job;
 }
 
 function renderSimulation(result) {

@@ -1,0 +1,27 @@
+"""The currencies this casino accepts, with their ISO 4217 minor units."""
+
+from __future__ import annotations
+
+from flask import current_app
+from flask.views import MethodView
+
+from casino.api.auth import OPERATOR, PLAYER, requires
+from casino.api.json_body import ApiBlueprint
+from casino.api.schemas_protection import CurrencySchema
+from casino.service import currencies
+from casino.service.currencies import CurrencyInfo
+
+blp = ApiBlueprint(
+    "currencies", __name__, url_prefix="/api/v1/currencies", description="Currencies"
+)
+
+
+@blp.route("")
+class Currencies(MethodView):
+    @requires(OPERATOR, PLAYER)
+    @blp.response(200, CurrencySchema(many=True))
+    @blp.doc(operationId="listCurrencies")
+    def get(self) -> list[CurrencyInfo]:
+        """Wallets, tables and limits take these currencies only (anything else: 422
+        ``unsupported_currency``); amounts are integers in their minor units."""
+        return currencies.supported(current_app.config["CASINO_CURRENCIES"])

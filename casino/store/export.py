@@ -1,0 +1,437 @@
+"""What the ledger export reads (docs/audit.md): one snapshot, every section streamed.
+
+The export must read the books as they stood at one moment, however long it runs, and in
+constant memory however large they are:
+- one snapshot: REPEATABLE READ (and READ ONLY) on PostgreSQL; on SQLite the export's
+  transaction holds the database, so it sees no writer either (writers wait for it);
+- rows streamed: every large query runs with ``yield_per``, which is a server-side cursor on
+  PostgreSQL (psycopg's named cursor, fetched in batches) and SQLite's lazy cursor; other
+  small queries run beside an open cursor on the same connection; checkpoints are read a
+  page at a time.
+
+A partial export (since/until) holds the transactions created in that time range. So that
+the checkpoints sealing them can still be checked, it also reads the other transactions
+those checkpoints sealed (the exporter writes them as bare leaves) and the checkpoint just
+before them (the anchor); and each wallet's chain state just before its first transaction in
+the range (its opening).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, cast
+
+from sqlalchemy import ColumnElement, Table, and_, exists, func, literal, select, true
+from sqlalchemy.orm import Session
+
+from casino.ledger.accounts import WALLET
+from casino.ledger.checkpoints import Checkpoint
+from casino.store.checkpoints import checkpoint_of
+from casino.store.models import (
+    Account,
+    LedgerCheckpoint,
+    LedgerTransaction,
+    Posting,
+    Round,
+    ServerSeed,
+)
+from casino.store.records import ROUND_COLUMNS, RoundRecord, TransactionRecord
+
+_ACCOUNTS = cast(Table, Account.__table__)
+_TRANSACTIONS = cast(Table, LedgerTransaction.__table__)
+_POSTINGS = cast(Table, Posting.__table__)
+_CHECKPOINTS = cast(Table, LedgerCheckpoint.__table__)
+_ROUNDS = cast(Table, Round.__table__)
+_SEEDS = cast(Table, ServerSeed.__table__)
+#: Rows fetched per round trip from a server-side cursor.
+BATCH = 2_000
+_CHECKPOINT_PAGE = 500
+#: The kinds of transaction a round is placed with (its first transaction).
+OPENERS = ("bet", "stake")
+
+
+def begin(session: Session) -> None:
+    """Start the export's transaction and take its snapshot now (the first statement takes
+    it on PostgreSQL, REPEATABLE READ and read-only; on SQLite the transaction takes the
+    database's lock). Call it before anything else is read."""
+    if not session.in_transaction() and session.get_bind().dialect.name == "postgresql":
+        session.connection(
+            execution_options={"isolation_level": "REPEATABLE READ", "postgresql_readonly": True}
+        )
+    session.execute(select(literal(1)))
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What one export reads.
+
+    ``since``/``until``: the time range (UTC, ``until`` excluded), both None for everything.
+    Transaction rows are read for ``lo <= commit_seq < hi`` (None: unbounded); those created
+    in the range are exported whole, the others only below ``sealed_until`` (as leaves of the
+    checkpoints exported). Checkpoints ``first_seq`` .. ``last_seq`` are exported (None:
+    from the first / to the last), ``anchor`` before them.
+    """
+
+    since: datetime | None
+    until: datetime | None
+    lo: int | None = None
+    hi: int | None = None
+    sealed_until: int | None = None
+    first_seq: int | None = None
+    last_seq: int | None = None
+    anchor: Checkpoint | None = None
+    transactions: bool = True
+
+    @property
+    def partial(self) -> bool:
+        return self.since is not None or self.until is not None
+
+    def in_range(self, created_at: datetime) -> bool:
+        return (self.since is None or created_at >= self.since) and (
+            self.until is None or created_at < self.until
+        )
+
+
+def _created_in(table: Table, since: datetime | None, until: datetime | None) -> Any:
+    condition: ColumnElement[bool] = true()
+    if since is not None:
+        condition = and_(condition, table.c.created_at >= since)
+    if until is not None:
+        condition = and_(condition, table.c.created_at < until)
+    return condition
+
+
+def plan(session: Session, since: datetime | None, until: datetime | None) -> Plan:
+    if since is None and until is None:
+        return Plan(None, None)
+    in_range = _created_in(_TRANSACTIONS, since, until)
+    low, high = session.execute(
+        select(func.min(_TRANSACTIONS.c.commit_seq), func.max(_TRANSACTIONS.c.commit_seq)).where(
+            in_range
+        )
+    ).one()
+    if low is None:
+        # Nothing in the range: no transaction rows, no checkpoints (seq 1 to 0).
+        return Plan(since, until, first_seq=1, last_seq=0, transactions=False)
+    low, high = int(low), int(high)
+    first = _one_checkpoint(
+        select(_CHECKPOINTS)
+        .where(_CHECKPOINTS.c.commit_to > low)
+        .order_by(_CHECKPOINTS.c.seq)
+        .limit(1),
+        session,
+    )
+    if first is None:
+        # Nothing in the range is sealed yet: the last checkpoint is where the chain stands.
+        anchor = _one_checkpoint(
+            select(_CHECKPOINTS).order_by(_CHECKPOINTS.c.seq.desc()).limit(1), session
+        )
+        return Plan(since, until, lo=low, hi=high + 1, anchor=anchor, first_seq=1, last_seq=0)
+    last = _one_checkpoint(
+        select(_CHECKPOINTS)
+        .where(_CHECKPOINTS.c.commit_from <= high)
+        .order_by(_CHECKPOINTS.c.seq.desc())
+        .limit(1),
+        session,
+    )
+    assert last is not None  # ``first`` is one
+    anchor = None
+    if first.seq > 1:
+        anchor = _one_checkpoint(
+            select(_CHECKPOINTS).where(_CHECKPOINTS.c.seq == first.seq - 1), session
+        )
+    return Plan(
+        since,
+        until,
+        lo=first.commit_from,
+        hi=max(high + 1, last.commit_to),
+        sealed_until=last.commit_to,
+        first_seq=first.seq,
+        last_seq=last.seq,
+        anchor=anchor,
+    )
+
+
+def _one_checkpoint(query: Any, session: Session) -> Checkpoint | None:
+    row = session.execute(query).one_or_none()
+    return None if row is None else checkpoint_of(row)
+
+
+# --- accounts and seeds ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WalletState:
+    balance: int
+    chain_length: int
+    chain_hash: str
+
+
+@dataclass(frozen=True)
+class AccountRecord:
+    id: int
+    key: str
+    kind: str
+    currency: str
+    player_id: str | None
+    head: WalletState | None  # wallets: balance and chain head in the snapshot
+    opening: WalletState | None  # a partial export's wallets: the chain before the range
+
+
+def accounts(session: Session, export: Plan) -> Iterator[AccountRecord]:
+    """Every account, in id order; wallets with their heads (and, in a partial export, the
+    state of their chains just before their first transaction in the range)."""
+    a = _ACCOUNTS
+    columns: list[Any] = [a]
+    query: Any
+    if export.partial and export.transactions:
+        openings = _openings(export)
+        columns += [openings.c.length, openings.c.prev_hash, openings.c.balance_before]
+        query = select(*columns).outerjoin(openings, openings.c.wallet_id == a.c.id)
+    else:
+        query = select(*columns)
+    for row in session.execute(query.order_by(a.c.id).execution_options(yield_per=BATCH)):
+        m: Any = row._mapping
+        wallet = m["kind"] == WALLET
+        opening = None
+        if export.partial and export.transactions and m["length"] is not None:
+            opening = WalletState(int(m["balance_before"]), int(m["length"]), m["prev_hash"])
+        yield AccountRecord(
+            id=int(m["id"]),
+            key=m["key"],
+            kind=m["kind"],
+            currency=m["currency"],
+            player_id=m["player_id"],
+            head=WalletState(int(m["balance"]), int(m["chain_length"]), m["chain_hash"])
+            if wallet
+            else None,
+            opening=opening,
+        )
+
+
+def _openings(export: Plan) -> Any:
+    """Per wallet, where its chain stood before its first transaction in the range: that
+    transaction's previous link, position, and balance before its own postings."""
+    t = _TRANSACTIONS
+    firsts = (
+        select(t.c.wallet_id, func.min(t.c.wallet_seq).label("seq"))
+        .where(_created_in(t, export.since, export.until))
+        .group_by(t.c.wallet_id)
+        .subquery()
+    )
+    first = t.alias("first_tx")
+    own_postings = (
+        select(func.coalesce(func.sum(_POSTINGS.c.amount), 0))
+        .where(
+            _POSTINGS.c.transaction_id == first.c.id,
+            _POSTINGS.c.account_id == first.c.wallet_id,
+        )
+        .scalar_subquery()
+    )
+    return (
+        select(
+            first.c.wallet_id,
+            (first.c.wallet_seq - 1).label("length"),
+            first.c.prev_hash,
+            (first.c.wallet_balance_after - own_postings).label("balance_before"),
+        )
+        .join(
+            firsts,
+            and_(firsts.c.wallet_id == first.c.wallet_id, firsts.c.seq == first.c.wallet_seq),
+        )
+        .subquery()
+    )
+
+
+@dataclass(frozen=True)
+class SeedRecord:
+    id: int
+    player_id: str
+    seed_hash: str
+    revealed: str | None  # hex, only once the seed is retired and revealed
+    first_nonce: int
+    next_nonce: int
+    created_at: datetime
+    revealed_at: datetime | None
+
+
+def seeds(session: Session, export: Plan) -> Iterator[SeedRecord]:
+    """The server seeds of the exported rounds (every seed in a full export), in id order.
+    An active seed's value never leaves here: only its commitment."""
+    s = _SEEDS
+    query = select(s)
+    if export.partial:
+        used = select(_ROUNDS.c.server_seed_id).where(
+            _created_in(_ROUNDS, export.since, export.until)
+        )
+        query = query.where(s.c.id.in_(used))
+    for row in session.execute(query.order_by(s.c.id).execution_options(yield_per=BATCH)):
+        m: Any = row._mapping
+        revealed = not m["active"] and m["revealed_at"] is not None
+        yield SeedRecord(
+            id=int(m["id"]),
+            player_id=m["player_id"],
+            seed_hash=m["seed_hash"],
+            revealed=bytes(m["seed"]).hex() if revealed else None,
+            first_nonce=int(m["first_nonce"]),
+            next_nonce=int(m["next_nonce"]),
+            created_at=m["created_at"],
+            revealed_at=m["revealed_at"],
+        )
+
+
+# --- transactions, rounds, checkpoints -------------------------------------------------
+
+
+def transactions(session: Session, export: Plan) -> Iterator[TransactionRecord]:
+    """The transaction rows of the export in commit order (commit_seq, then id), each with
+    its postings (account keys; None for an account that does not exist)."""
+    t, p = _TRANSACTIONS, _POSTINGS
+    query = (
+        select(
+            t.c.id,
+            t.c.kind,
+            t.c.currency,
+            t.c.player_id,
+            t.c.wallet_id,
+            t.c.round_id,
+            t.c.reference,
+            t.c.wallet_balance_after,
+            t.c.created_at,
+            t.c.wallet_seq,
+            t.c.prev_hash,
+            t.c.hash,
+            t.c.commit_seq,
+            p.c.leg,
+            _ACCOUNTS.c.key,
+            p.c.amount,
+        )
+        .select_from(t)
+        .outerjoin(p, p.c.transaction_id == t.c.id)
+        .outerjoin(_ACCOUNTS, _ACCOUNTS.c.id == p.c.account_id)
+    )
+    if export.lo is not None:
+        query = query.where(t.c.commit_seq >= export.lo)
+    if export.hi is not None:
+        query = query.where(t.c.commit_seq < export.hi)
+    query = query.order_by(t.c.commit_seq, t.c.id, p.c.leg).execution_options(yield_per=BATCH)
+    current: TransactionRecord | None = None
+    for row in session.execute(query):
+        tx_id = int(row[0])
+        if current is None or current.id != tx_id:
+            if current is not None:
+                yield current
+            current = TransactionRecord(
+                id=tx_id,
+                kind=row[1],
+                currency=row[2],
+                player_id=row[3],
+                wallet_id=int(row[4]),
+                round_id=row[5],
+                reference=row[6],
+                wallet_balance_after=int(row[7]),
+                created_at=row[8],  # UTCDateTime: aware UTC already
+                wallet_seq=int(row[9]),
+                prev_hash=row[10],
+                hash=row[11],
+                commit_seq=int(row[12]),
+                postings=[],
+            )
+        if row[13] is not None:
+            current.postings.append((int(row[13]), row[14], int(row[15])))
+    if current is not None:
+        yield current
+
+
+@dataclass(frozen=True)
+class RoundExport:
+    """A round as the export writes it: the record, its seed's commitment, its transactions
+    and which of them placed it (the one its line goes before)."""
+
+    round: RoundRecord
+    seed_hash: str
+    transaction_ids: list[int] = field(default_factory=list)
+    opener_id: int | None = None
+
+
+def _round_exports(session: Session, query: Any) -> list[RoundExport]:
+    rows = session.execute(
+        query.add_columns(_SEEDS.c.seed_hash).join(_SEEDS, _SEEDS.c.id == _ROUNDS.c.server_seed_id)
+    ).all()
+    if not rows:
+        return []
+    records = []
+    for row in rows:
+        m: Any = row._mapping
+        # Times come aware and in UTC from their column type (UTCDateTime).
+        records.append((RoundRecord(**{name: m[name] for name in ROUND_COLUMNS}), m["seed_hash"]))
+    ids: dict[str, list[int]] = defaultdict(list)
+    openers: dict[str, int] = {}
+    found = session.execute(
+        select(_TRANSACTIONS.c.round_id, _TRANSACTIONS.c.id, _TRANSACTIONS.c.kind)
+        .where(_TRANSACTIONS.c.round_id.in_([record.id for record, _ in records]))
+        .order_by(_TRANSACTIONS.c.round_id, _TRANSACTIONS.c.id)
+    )
+    for round_id, tx_id, kind in found:
+        ids[round_id].append(int(tx_id))
+        if kind in OPENERS:
+            openers.setdefault(round_id, int(tx_id))
+    return [
+        RoundExport(record, seed_hash, ids.get(record.id, []), openers.get(record.id))
+        for record, seed_hash in records
+    ]
+
+
+def rounds(session: Session, round_ids: Sequence[str]) -> dict[str, RoundExport]:
+    """The rounds of these ids (those that exist), with their transactions."""
+    if not round_ids:
+        return {}
+    query = select(_ROUNDS).where(_ROUNDS.c.id.in_(list(round_ids)))
+    return {found.round.id: found for found in _round_exports(session, query)}
+
+
+def unplaced_rounds(session: Session, export: Plan) -> Iterator[RoundExport]:
+    """Rounds of the range that no bet or stake transaction placed (the books are broken:
+    the export still shows them, so the verifier can say so), in creation order."""
+    placed = exists().where(
+        _TRANSACTIONS.c.round_id == _ROUNDS.c.id, _TRANSACTIONS.c.kind.in_(OPENERS)
+    )
+    query = (
+        select(_ROUNDS)
+        .where(_created_in(_ROUNDS, export.since, export.until), ~placed)
+        .order_by(_ROUNDS.c.created_at, _ROUNDS.c.id)
+    )
+    after: tuple[datetime, str] | None = None
+    while True:
+        page = query
+        if after is not None:
+            page = page.where(
+                (_ROUNDS.c.created_at > after[0])
+                | ((_ROUNDS.c.created_at == after[0]) & (_ROUNDS.c.id > after[1]))
+            )
+        found = _round_exports(session, page.limit(_CHECKPOINT_PAGE))
+        yield from found
+        if len(found) < _CHECKPOINT_PAGE:
+            return
+        last = found[-1].round
+        after = (last.created_at, last.id)
+
+
+def checkpoints(session: Session, export: Plan) -> Iterator[Checkpoint]:
+    """The checkpoints of the export in sequence order, a page at a time."""
+    after = 0 if export.first_seq is None else export.first_seq - 1
+    while True:
+        query = select(_CHECKPOINTS).where(_CHECKPOINTS.c.seq > after)
+        if export.last_seq is not None:
+            query = query.where(_CHECKPOINTS.c.seq <= export.last_seq)
+        page = [
+            checkpoint_of(row)
+            for row in session.execute(query.order_by(_CHECKPOINTS.c.seq).limit(_CHECKPOINT_PAGE))
+        ]
+        yield from page
+        if len(page) < _CHECKPOINT_PAGE:
+            return
+        after = page[-1].seq
