@@ -4,8 +4,8 @@ Each player has one active pair (a server seed, known to the players only by its
 commitment, and a client seed) and a committed next server seed. Rotation reveals the active
 server seed, promotes the next one - committed before the player could choose the client
 seed that now goes with it - and commits a fresh next one. So the server never picks a server
-seed once it knows the client seed it will be dealt with (docs/fairness.md, "Who can steer
-what"). Nonces count rounds per player and carry on across rotations.
+seed once it knows a client seed the player chooses for it (docs/fairness.md, "Commitments:
+who can steer what"). Nonces count rounds per player and carry on across rotations.
 """
 
 from __future__ import annotations
