@@ -114,8 +114,9 @@ def rotate_seed(uow: UnitOfWork, player_id: str, client_seed: str | None = None)
     """Reveal the active server seed, promote the committed next one and commit a fresh next.
 
     ``client_seed``: the player's client seed for the new pair. Without one the old client
-    seed carries over, but not as the player's choice for the new pair: the server knew it
-    when it committed the promoted seed, so the pair's first bet may still bring one.
+    seed carries over, but not as the player's choice for the new pair: the server may have
+    known it when it committed the promoted seed (e.g. it came with the previous rotation),
+    so the pair's first bet may still bring one.
 
     Refused while a round awaits a decision: its war cards come from the active seed, so
     revealing it would tell the player what going to war yields.
