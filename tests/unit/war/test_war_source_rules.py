@@ -5,7 +5,8 @@ on a seeded game where the old rule shows.
    out; only a player in the tie keeps a standing card (Portuguese/Dutch: "Um jogador que
    fica sem cartas desiste"; the standing card is for a player *in* the war).
 6. ``lose`` with three or four players: when nobody can finish the war, whoever would run
-   out first loses ("aquele que acabar primeiro perde"), also when the others tie.
+   out first loses ("aquele que acabar primeiro perde"), also when the others tie (on
+   positions, and on seeded Război games with three and four seats).
 7. Steal War: stealing is a choice pile by pile (Catalan: "pots robar les dues baralles", you
    *may* steal both), for humans and strategies; a capture pile is shuffled before it is
    turned over (Dutch: "omgedraaid en geschud"), whatever the return order.
@@ -23,6 +24,7 @@ from casino.engine.war import (
     IllegalMove,
     SeatKind,
     WarGame,
+    WarRules,
     build_rules,
     draw_seat,
     new_game,
@@ -123,6 +125,79 @@ def test_lose_with_one_clear_survivor_it_wins_the_war() -> None:
     assert entry["eliminated"] == [1, 2] and entry["winner"] == 0 and entry["won"] == 4
     assert game.cards_held(0) == 6
     assert game.result is not None and game.result.winners == (0,)
+
+
+# The seeded games of point 6 are Război games with ``short_stack = lose``: the `lose` code is
+# the same for every variant, and only Război's long wars (a tie of jacks needs ten cards
+# each) leave every fighter short in real play. They were found offline by playing seeds
+# "lose-short-0" ... "lose-short-1999" (three seats, everyone fights) and "lose-tie-0" ...
+# "lose-tie-999" (four seats, war among the tied), all seats greedy, and keeping the first
+# battle where no fighter could finish the war, exactly two tied for the most cards and the
+# loser still held some. The multiplayer preset (1 or 3 down, three or four seats, everyone
+# or the tied fighting) reached that position in none of 7,000 seeds per setting: with 13-17
+# cards each a war of two or four cards is almost never out of every fighter's reach.
+# tests/unit/war/data/war_records_revision1.json holds both games as the engine before
+# revision 2 wrote them (test_war_revision.py replays them to that engine's end).
+
+
+def _to_battle(rules: WarRules, seed: str, battle: int, revision: int) -> WarGame:
+    game = WarGame(rules, seed, computers(*["greedy"] * rules.seats), revision=revision)
+    while game.battles < battle:
+        game.advance("battle")
+    return game
+
+
+def test_seeded_three_player_game_everyone_short_two_tie_for_most() -> None:
+    # Battle 11: the tens tie and everyone fights the war; the jacks of seats 1 and 2 tie
+    # again, and a war of jacks needs ten cards each. Seats 0 and 1 hold 8 each, seat 2 holds
+    # 2 (4S 8D): nobody can finish, seat 2 would run out first and loses, seats 0 and 1 would
+    # run out together - a void war between them, and as they hold every card left, a draw.
+    rules = build_rules("razboi", {"short_stack": "lose", "seats": 3})
+    old = _to_battle(rules, "lose-short-820", 11, revision=1)
+    new = _to_battle(rules, "lose-short-820", 11, revision=2)
+    assert old.log is not None and new.log is not None
+    before, after = old.log[10].to_dict(), new.log[10].to_dict()
+    assert before["turned"] == after["turned"] == ["10S", "10H", "2C"]
+    assert before["wars"] == after["wars"]
+    assert [w["up"] for w in after["wars"]] == [["10C", "JH", "JC"]]
+    assert after["eliminated"] == [2] and after["void"] == [0, 1]
+    assert [new.cards_held(s) for s in range(3)] == [19, 19, 0]
+    # Dead: the eleven cards seat 2 played in the war, and the two it had left.
+    assert codes(new, new.dead) == "2C KS 3H 8H 7D 6C JD 5C 2S QS JC 4S 8D"
+    assert new.result is not None and new.result.draw and new.result.losers == (2,)
+    assert new.result.battles == 11
+    # Revision 1: seat 2 was neither out nor given back its cards - the eleven it had played
+    # were dead, it kept 4S 8D and played on, and seat 1 won 16 battles later.
+    assert before["eliminated"] == [] and before["void"] == [0, 1]
+    assert [old.cards_held(s) for s in range(3)] == [19, 19, 2]
+    assert codes(old, old.stocks[2]) == "4S 8D"
+    assert old.result is None
+    old.advance("end")
+    assert old.result is not None and old.result.winners == (1,) and old.battles == 27
+
+
+def test_seeded_four_player_game_the_short_loser_is_out_the_others_play_on() -> None:
+    # War among the tied only. Battle 11: three aces tie (seats 0, 1, 3); a war of aces needs
+    # eleven cards each and they hold 6, 10 and 10. Seat 0 would run out first and is out;
+    # seats 1 and 3 would run out together and take their cards back; seat 2, which did not
+    # fight, still holds 22 cards, so the game goes on.
+    rules = build_rules("razboi", {"short_stack": "lose", "seats": 4, "war_joins": "tied"})
+    old = _to_battle(rules, "lose-tie-69", 11, revision=1)
+    new = _to_battle(rules, "lose-tie-69", 11, revision=2)
+    assert old.log is not None and new.log is not None
+    before, after = old.log[10].to_dict(), new.log[10].to_dict()
+    assert before["turned"] == after["turned"] == ["AC", "AS", "7S", "AH"]
+    assert after["eliminated"] == [0] and after["void"] == [1, 3]
+    assert [new.cards_held(s) for s in range(4)] == [0, 11, 22, 11]
+    assert new.result is None
+    new.advance("end")
+    assert new.result is not None and new.result.winners == (1,) and new.battles == 121
+    assert 0 in new.result.losers
+    # Revision 1: seat 0 kept the six cards it had not played and stayed in the game.
+    assert before["eliminated"] == [] and before["void"] == [1, 3]
+    assert [old.cards_held(s) for s in range(4)] == [6, 11, 22, 11]
+    old.advance("end")
+    assert old.result is not None and old.result.winners == (2,) and old.battles == 50
 
 
 def test_the_old_lose_rule_is_kept_for_games_begun_under_it() -> None:

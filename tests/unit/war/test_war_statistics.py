@@ -1,11 +1,13 @@
 """Seeded checks against published War statistics (tolerances wide enough to be stable).
 
-Published figures: two-player War with three cards down lasts 253 battles on average over a
-million games (262 with won cards pooled and shuffled); with one card down, 440-445 battles on
-average and a median of 330-335. The one-down figures match the rule "a player who cannot
-finish a war loses" (``short_stack='lose'``) with won cards returned in random order; with
-"last card face up" games run some 5% longer. Seeds are fixed, so these tests are exact
-repeats, and the ranges leave several standard errors of room either way.
+Published figures (docs/war-variants.md, "Statistics compared", names each source): 253
+battles on average over a million games (an earlier Wikipedia "War (card game)" article; its
+rules are not given) and 262 with the winnings shuffled and reused (wimpyprogrammer.com; cards
+per war not given); with one card down, 440-445 battles on average and a median of 330-335
+(tgvoskuilen/War-Simulator). The one-down figures match the rule "a player who cannot finish a
+war loses" (``short_stack='lose'``) with won cards returned in random order, which that
+simulator plays; with "last card face up" games run some 5% longer. Seeds are fixed, so these
+tests are exact repeats, and the ranges leave several standard errors of room either way.
 """
 
 from __future__ import annotations
