@@ -137,6 +137,7 @@ const BUILDERS = {
 
 const LIMIT_NAMES = { deposit: "deposit", loss: "loss", wager: "wager" };
 const PERIOD_WORDS = { day: "daily", week: "weekly", month: "monthly" };
+const PERIOD_NOW = { day: "today", week: "this week", month: "this month" };
 
 export function describeProblem(problem, { currency } = {}) {
   if (!problem) return "Something went wrong.";
@@ -175,23 +176,24 @@ function limitSentence(problem, fallbackCurrency) {
   }
   const m = (v) => money(v, currency);
   const periodWord = PERIOD_WORDS[period];
+  const now = PERIOD_NOW[period];
   const left = Number.isInteger(remaining) ? m(remaining) : null;
   const usedNow = Number.isInteger(used) ? used : null;
   let head;
   let spent = "";
   if (limit === "deposit") {
     head = `This deposit would go over your ${periodWord} deposit limit of ${m(amount)}`;
-    if (usedNow !== null) spent = `you have deposited ${m(usedNow)} this ${period}`;
+    if (usedNow !== null) spent = `you have deposited ${m(usedNow)} ${now}`;
   } else if (limit === "wager") {
     head = `This bet would go over your ${periodWord} wager limit of ${m(amount)}`;
-    if (usedNow !== null) spent = `you have staked ${m(usedNow)} this ${period}`;
+    if (usedNow !== null) spent = `you have staked ${m(usedNow)} ${now}`;
   } else {
     // A loss limit counts what the bet could lose (a tie's raise included).
     head = `This bet could take your losses over your ${periodWord} loss limit of ${m(amount)}`;
     if (usedNow !== null) {
-      spent = usedNow > 0 ? `you have lost ${m(usedNow)} this ${period}`
-        : usedNow < 0 ? `you are ${m(-usedNow)} ahead this ${period}`
-          : `you have lost nothing this ${period}`;
+      spent = usedNow > 0 ? `you have lost ${m(usedNow)} ${now}`
+        : usedNow < 0 ? `you are ${m(-usedNow)} ahead ${now}`
+          : `you have lost nothing ${now}`;
     }
   }
   const facts = [spent, left !== null ? `${left} is left` : ""].filter(Boolean).join(", ");
