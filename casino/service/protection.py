@@ -95,8 +95,8 @@ def limit_exceeded(row: LimitRecord, limit: int, now: datetime) -> Conflict:
     used = used_now(row, now)
     _, resets_at = period_bounds(row.period, now)
     return Conflict(
-        f"this would exceed the player's {PERIOD_ADJECTIVES[row.period]} {row.kind} limit of {limit} "
-        f"{row.currency} minor units",
+        f"this would exceed the player's {PERIOD_ADJECTIVES[row.period]} {row.kind} limit of "
+        f"{limit} {row.currency} minor units",
         code="limit_exceeded",
         limit=row.kind,
         period=row.period,

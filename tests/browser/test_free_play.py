@@ -129,7 +129,10 @@ def steal_seed(server: Server) -> tuple[str, int]:
         auth = {"Authorization": f"Bearer {game['token']}"}
         for tops in range(60):
             view = requests.post(
-                f"{base}/{game['id']}/autoplay", json={"until": "decision"}, headers=auth, timeout=30
+                f"{base}/{game['id']}/autoplay",
+                json={"until": "decision"},
+                headers=auth,
+                timeout=30,
             ).json()
             pending = [p for p in view["pending"] if p["seat"] == 0]
             if view["result"] or not pending:

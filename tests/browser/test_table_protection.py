@@ -164,9 +164,7 @@ def test_a_reality_check_and_fresh_client_seeds(server: Server, browser: WebDriv
     assert_no_console_errors(browser)
 
 
-def test_retry_after_a_lost_answer_and_a_limit_in_words(
-    server: Server, browser: WebDriver
-) -> None:
+def test_retry_after_a_lost_answer_and_a_limit_in_words(server: Server, browser: WebDriver) -> None:
     operator = server.operator
     table_id, player_id = new_player(server)
     # A daily wager limit of one minimum bet: the second bet is refused.
