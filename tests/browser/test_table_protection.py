@@ -105,7 +105,7 @@ def test_a_reality_check_and_fresh_client_seeds(server: Server, browser: WebDriv
     assert default["client_seed_chosen"] is False
     operator.call("PUT", f"/api/v1/players/{player_id}/limits", {"reality_check_minutes": 1})
     open_table(server, browser, player_id, table_id)
-    assert "not chosen by you" in by_id(browser, "seed-note").text
+    assert "your next bet brings a fresh random one" in by_id(browser, "seed-note").text
 
     # The first bet of the server-seeded pair brings the player's own random client seed.
     play(browser, 0)

@@ -669,8 +669,10 @@ function renderSeeds(seeds) {
   el.seedNote.textContent = seeds.client_seed_chosen
     ? ""
     : dealt
-      ? "This client seed was not chosen by you: set one for the next rounds, or rotate the seed."
-      : "This client seed was not chosen by you: your next bet brings a fresh random one.";
+      ? "The server chose or carried over this client seed: set yours for the next rounds, " +
+        "or rotate the seed."
+      : "The server chose or carried over this client seed: your next bet brings a fresh " +
+        "random one of yours.";
   show(el.seedNote, !seeds.client_seed_chosen);
   updateVerifyTarget();
 }
