@@ -87,12 +87,16 @@ def used_now(row: LimitRecord, now: datetime) -> int:
     return row.used if row.period_start == start else 0
 
 
+#: A period's adjective in the refusal's words ("daily", not "dayly").
+PERIOD_ADJECTIVES = {"day": "daily", "week": "weekly", "month": "monthly"}
+
+
 def limit_exceeded(row: LimitRecord, limit: int, now: datetime) -> Conflict:
     used = used_now(row, now)
     _, resets_at = period_bounds(row.period, now)
     return Conflict(
-        f"this would exceed the player's {row.period}ly {row.kind} limit of {limit} "
-        f"{row.currency} minor units",
+        f"this would exceed the player's {PERIOD_ADJECTIVES[row.period]} {row.kind} limit of "
+        f"{limit} {row.currency} minor units",
         code="limit_exceeded",
         limit=row.kind,
         period=row.period,

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from selenium.webdriver.remote.webdriver import WebDriver
@@ -18,6 +20,7 @@ from selenium.webdriver.remote.webdriver import WebDriver
 from harness import pg
 from harness.server import GunicornInstance, free_port
 
+from .clock import CLOCK_FILE_VARIABLE
 from .helpers import OPERATOR_TOKEN, Operator, console_errors, missing_browser, start_chromium
 
 
@@ -28,6 +31,17 @@ class Server:
     #: A second origin the API's CORS allow-list names (tests/browser/test_cors.py).
     allowed_origin_port: int
     operator: Operator
+    #: The server's clock runs this many seconds ahead of the real time (clocked_wsgi.py).
+    clock_file: Path
+    clock_offset: float = field(default=0.0)
+
+    def advance_clock(self, **delta: float) -> None:
+        """Move the server's time forward (never back: other tests' sessions run on it)."""
+        self.clock_offset += timedelta(**delta).total_seconds()
+        # Written whole and renamed: a request never reads half a number.
+        partial = self.clock_file.with_suffix(".partial")
+        partial.write_text(repr(self.clock_offset))
+        os.replace(partial, self.clock_file)
 
 
 @pytest.fixture(scope="session")
@@ -54,16 +68,30 @@ def browser_ready() -> None:
 def server(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, browser_ready: None
 ) -> Iterator[Server]:
-    """One gunicorn server per database for all the browser tests."""
+    """One gunicorn server per database for all the browser tests: production's app with a
+    clock the tests can move forward (tests/browser/clocked_wsgi.py)."""
     allowed_port = free_port()
-    env = {"CASINO_CORS_ORIGINS": f"http://127.0.0.1:{allowed_port}"}
+    clock_file = tmp_path_factory.mktemp("clock") / "offset-seconds"
+    env = {
+        "CASINO_CORS_ORIGINS": f"http://127.0.0.1:{allowed_port}",
+        CLOCK_FILE_VARIABLE: str(clock_file),
+    }
 
     def run(url: str) -> Iterator[Server]:
         pg.migrate(url)
-        instance = GunicornInstance(url, [OPERATOR_TOKEN], workers=1, threads=4, extra_env=env)
+        instance = GunicornInstance(
+            url,
+            [OPERATOR_TOKEN],
+            workers=1,
+            threads=4,
+            extra_env=env,
+            app="tests.browser.clocked_wsgi:app",
+        )
         instance.start()
         try:
-            yield Server(instance.base_url, url, allowed_port, Operator(instance.base_url))
+            yield Server(
+                instance.base_url, url, allowed_port, Operator(instance.base_url), clock_file
+            )
         finally:
             instance.stop()
 

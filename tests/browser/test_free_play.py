@@ -3,8 +3,10 @@ of a variant that has them, and a simulation with its histogram."""
 
 from __future__ import annotations
 
+import requests
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
+from selenium.webdriver.support.expected_conditions import staleness_of
 from selenium.webdriver.support.ui import Select
 
 from .conftest import Server, assert_no_console_errors
@@ -112,5 +114,76 @@ def test_the_choices_of_a_variant_with_decisions(server: Server, browser: WebDri
         browser,
         lambda d: f"(top {top})" in d.find_element(By.CSS_SELECTOR, "#seats .seat.human").text,
         "the chosen card is not on top of the pile",
+    )
+    assert_no_console_errors(browser)
+
+
+def steal_seed(server: Server) -> tuple[str, int]:
+    """A Steal War seed whose game, the human always putting the first offered card on top,
+    reaches the human's steal-or-play choice; and how many pile-top choices come first.
+    Found through the API, as the page plays it (the computer's moves follow from the seed)."""
+    base = f"{server.base_url}/api/v1/free-play/games"
+    for attempt in range(40):
+        seed = f"browser-steal-{attempt}"
+        game = requests.post(base, json={"variant": "steal", "seed": seed}, timeout=30).json()
+        auth = {"Authorization": f"Bearer {game['token']}"}
+        for tops in range(60):
+            view = requests.post(
+                f"{base}/{game['id']}/autoplay",
+                json={"until": "decision"},
+                headers=auth,
+                timeout=30,
+            ).json()
+            pending = [p for p in view["pending"] if p["seat"] == 0]
+            if view["result"] or not pending:
+                break
+            if pending[0]["kind"] == "steal-or-play":
+                return seed, tops
+            requests.post(
+                f"{base}/{game['id']}/moves", json=pending[0]["legal"][0], headers=auth, timeout=30
+            ).raise_for_status()
+    raise AssertionError("no seed gives the human a steal-or-play choice")
+
+
+def test_steal_wars_steal_or_play_choice(server: Server, browser: WebDriver) -> None:
+    seed, tops = steal_seed(server)
+    open_page(browser, server, "steal")
+    Select(by_id(browser, "speed")).select_by_visible_text("Instant")
+    by_id(browser, "seed").send_keys(seed)
+    by_id(browser, "new-game").click()
+    wait_for(browser, enabled("autoplay"), "no game dealt")
+
+    def choice_offered(driver: WebDriver) -> bool:
+        if by_id(driver, "decision").is_displayed():
+            return True
+        if enabled("autoplay")(driver):
+            by_id(driver, "autoplay").click()
+        return False
+
+    # The pile-top choices on the way, the first card offered each time, as steal_seed did.
+    for _ in range(tops):
+        wait_for(browser, choice_offered, "no choice offered")
+        assert "on top of your pile" in by_id(browser, "decision").text
+        first = browser.find_element(By.CSS_SELECTOR, "#decision button")
+        first.click()
+        wait_for(
+            browser,
+            lambda d, b=first: staleness_of(b)(d) or not by_id(d, "decision").is_displayed(),
+            "the choice was not played",
+        )
+    wait_for(browser, choice_offered, "no steal-or-play choice offered")
+    question = by_id(browser, "decision").text
+    assert "Steal the pile, or play the card?" in question, question
+    names = [b.text for b in browser.find_elements(By.CSS_SELECTOR, "#decision button")]
+    assert sorted(names) == ["Play", "Steal"], names
+    steal = browser.find_element(By.XPATH, "//div[@id='decision']//button[text()='Steal']")
+    assert steal.accessible_name == "Steal"
+    steal.click()
+    wait_for(
+        browser,
+        lambda d: any(
+            "You steal Computer" in li.text for li in d.find_elements(By.CSS_SELECTOR, "#log li")
+        ),
+        "the steal is not in the battle log",
     )
     assert_no_console_errors(browser)

@@ -341,7 +341,8 @@ function logText(game, entry) {
   }
   for (const steal of entry.steals || []) {
     const from = (steal.from || []).map(name).join(" and ");
-    parts.push(`${name(steal.seat)} steals ${from}'s pile with ${cardText(steal.card)} (${steal.cards} cards)`);
+    const you = steal.seat === HUMAN && game.seats[HUMAN].type === "human";
+    parts.push(`${name(steal.seat)} ${you ? "steal" : "steals"} ${from}'s pile with ${cardText(steal.card)} (${steal.cards} cards)`);
   }
   if (entry.winner !== null && entry.winner !== undefined) {
     parts.push(`${name(entry.winner)} ${entry.winner === HUMAN && game.seats[HUMAN].type === "human" ? "take" : "takes"} ${entry.won} cards`);

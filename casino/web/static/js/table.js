@@ -30,6 +30,8 @@ const state = {
   nextCursor: null,
   selected: null,
   seeds: null,
+  // A reality check due now (a round answer's reality_check), until acknowledged.
+  realityCheck: null,
 };
 
 const el = {};
@@ -56,7 +58,8 @@ async function start() {
     "surrender", "war", "decision-note", "history", "history-empty", "more-history",
     "recall-panel", "recall", "seed-hash", "next-nonce", "client-seed", "client-seed-form",
     "rotate", "verify", "verify-target", "verify-result", "revealed", "announcer", "error",
-    "error-text", "retry", "dismiss", "waiting", "betting",
+    "error-text", "retry", "dismiss", "waiting", "betting", "seed-note", "reality-check",
+    "reality-text", "reality-session", "reality-error", "reality-ack",
   ]) {
     el[id.replace(/-([a-z])/g, (_, c) => c.toUpperCase())] = document.getElementById(id);
   }
@@ -75,7 +78,7 @@ async function start() {
   try {
     await load();
   } catch (error) {
-    fatal(describeError(error));
+    fatal(words(error));
     return;
   } finally {
     setBusy(false);
@@ -91,12 +94,15 @@ async function load() {
   const wanted = new URLSearchParams(location.search).get("table") || session.table_id;
   const tableId = wanted || (await firstActiveTable());
   const player = `/api/v1/players/${state.playerId}`;
-  const [table, wallets, seeds, open, page] = await Promise.all([
+  const [table, wallets, seeds, open, page, protection] = await Promise.all([
     client.get(`/api/v1/tables/${encodeURIComponent(tableId)}`),
     client.get(`${player}/wallets`),
     client.get(`${player}/seeds`),
     client.get("/api/v1/rounds?status=awaiting_decision&limit=1"),
     client.get(`/api/v1/rounds?limit=${HISTORY_PAGE}`),
+    // A reality check due before a reload is still due after it; without the protection
+    // read (an older service) the next round's answer brings it.
+    client.get(`${player}/protection`).catch(() => null),
   ]);
   state.table = table;
   state.currency = table.currency;
@@ -105,10 +111,11 @@ async function load() {
   state.ante = table.rules.min_ante;
   state.tie = 0;
   renderTable();
-  renderSeeds(seeds);
   state.history = page.items;
   state.nextCursor = page.next_cursor;
+  renderSeeds(seeds);
   renderHistory();
+  if (protection?.reality_check) showRealityCheck(protection.reality_check);
   const pendingRound = open.items[0];
   if (pendingRound) {
     // Reloaded in the middle of a tie: the decision is still to be made.
@@ -147,6 +154,9 @@ function wireControls() {
     if (again) again();
   });
   el.dismiss.addEventListener("click", clearError);
+  el.realityAck.addEventListener("click", acknowledgeRealityCheck);
+  // Escape does not dismiss it: the check is over only once acknowledged.
+  el.realityCheck.addEventListener("cancel", (event) => event.preventDefault());
 }
 
 function renderTable() {
@@ -235,17 +245,19 @@ function updateButtons() {
   const deciding = state.round?.status === "awaiting_decision";
   const rules = state.table?.rules;
   const betOk = Boolean(rules) && state.ante >= rules.min_ante;
-  el.deal.disabled = state.dead || state.busy || deciding || !betOk;
-  el.surrender.disabled = state.dead || state.busy || !deciding || !rules?.surrender_allowed;
-  el.war.disabled = state.dead || state.busy || !deciding;
+  // A money request whose fate is unknown (the connection broke) locks the game: a new bet
+  // would carry a new key and could be a second charge; only Retry (the same key) goes on.
+  const locked = state.dead || state.busy || Boolean(state.client?.hasPending());
+  el.deal.disabled = locked || deciding || !betOk || Boolean(state.realityCheck);
+  el.surrender.disabled = locked || !deciding || !rules?.surrender_allowed;
+  el.war.disabled = locked || !deciding;
   for (const button of el.betting.querySelectorAll("button")) {
-    button.disabled = state.dead || state.busy || deciding ||
-      (button === el.spotTie && rules?.max_tie_bet === 0);
+    button.disabled = locked || deciding || (button === el.spotTie && rules?.max_tie_bet === 0);
   }
-  el.rotate.disabled = state.dead || state.busy;
+  el.rotate.disabled = locked;
   el.verify.disabled = state.dead || state.busy || !cryptoAvailable();
   el.clientSeed.disabled = state.dead;
-  document.getElementById("save-seed").disabled = state.dead || state.busy;
+  document.getElementById("save-seed").disabled = locked;
 }
 
 function setBusy(busy) {
@@ -263,48 +275,91 @@ function setBalance(minor) {
 // ---------------------------------------------------------------- playing
 
 async function deal() {
-  if (state.busy || state.dead) return;
+  if (state.busy || state.dead || state.client.hasPending() || state.realityCheck) return;
   const body = { table_id: state.table.id, ante: state.ante };
   if (state.tie > 0) body.tie_bet = state.tie;
+  const fresh = freshClientSeed();
+  if (fresh) body.client_seed = fresh;
+  await placeBet(body);
+}
+
+// The bet as first built, for every retry of it: the same body is the same key.
+async function placeBet(body) {
   await act(async () => {
-    const round = await state.client.money("/api/v1/rounds", body);
+    let round;
+    try {
+      round = await state.client.money("/api/v1/rounds", body);
+    } catch (error) {
+      if (!(body.client_seed && error instanceof ApiError && error.code === "client_seed_fixed")) {
+        throw error;
+      }
+      // The pair took a client seed or dealt meanwhile (another tab): refused, nothing done;
+      // the bet goes without one.
+      const { client_seed: _unused, ...plain } = body;
+      round = await state.client.money("/api/v1/rounds", plain);
+    }
+    if (body.client_seed && round.fairness.client_seed === body.client_seed && state.seeds) {
+      renderSeeds({ ...state.seeds, client_seed: body.client_seed, client_seed_chosen: true });
+    }
     onRound(round);
-  }, deal);
+  }, () => placeBet(body), { money: true });
 }
 
 async function decide(action) {
   const round = state.round;
   if (state.busy || state.dead || round?.status !== "awaiting_decision") return;
-  await act(async () => {
-    const settled = await state.client.money(`/api/v1/rounds/${round.id}/decision`, { action });
-    onRound(settled);
-  }, () => decide(action));
+  if (state.client.hasPending()) return;
+  await sendDecision(round.id, action);
 }
 
-// Runs a request with the controls locked; errors are shown in words.
-async function act(work, again) {
+async function sendDecision(roundId, action) {
+  await act(async () => {
+    const settled = await state.client.money(`/api/v1/rounds/${roundId}/decision`, { action });
+    onRound(settled);
+  }, () => sendDecision(roundId, action), { money: true });
+}
+
+// docs/fairness.md: a pair whose client seed the player did not choose (the server's default,
+// or one carried over by a rotation) takes client entropy with its first bet. The page brings
+// it for the player: 16 random bytes, in hex. Only on the pair's first bet (later ones would be
+// refused with client_seed_fixed): the pair has dealt once a round shows its server seed hash,
+// and its rounds are the newest in the history.
+function freshClientSeed() {
+  const seeds = state.seeds;
+  if (!seeds || seeds.client_seed_chosen || !globalThis.crypto?.getRandomValues) return null;
+  if (state.history.some((r) => r.fairness.server_seed_hash === seeds.server_seed_hash)) {
+    return null;
+  }
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+// Runs a request with the controls locked; errors are shown in words. ``money``: a keyed
+// request, which a retry may send again safely.
+async function act(work, again, { money: keyed = false } = {}) {
   clearError();
   setBusy(true);
   try {
     await work();
   } catch (error) {
-    await recover(error, again);
+    await recover(error, again, keyed);
   } finally {
     setBusy(false);
     const next = state.focusNext;
     state.focusNext = null;
-    if (next && !next.hidden && !next.disabled) next.focus();
+    // Not behind an open reality check: the dialog keeps the focus until acknowledged.
+    if (next && !next.hidden && !next.disabled && !state.realityCheck) next.focus();
   }
 }
 
-async function recover(error, again) {
+async function recover(error, again, keyed) {
   if (error instanceof ApiError) {
     const code = error.code;
     if (code === "session_expired" || error.status === 401) {
-      fatal(describeError(error));
+      fatal(words(error));
       return;
     }
-    showError(describeError(error));
+    showError(words(error));
     if (code === "round_in_progress" && error.problem.round_id) {
       const open = await state.client.get(`/api/v1/rounds/${error.problem.round_id}`);
       showRound(open, { animate: false });
@@ -317,11 +372,18 @@ async function recover(error, again) {
   }
   if (error instanceof NetworkError) {
     state.retry = again;
-    showError(describeError(error) + " Your last action may not have reached the table: " +
-      "Retry sends it again, and it can never be counted twice.", { retry: true });
+    const why = keyed
+      ? " Your last action may or may not have reached the table, so the game waits: Retry " +
+        "sends exactly the same request again, and it can never be counted twice."
+      : " Retry sends it again.";
+    showError(words(error) + why, { retry: true });
     return;
   }
-  showError(describeError(error));
+  showError(words(error));
+}
+
+function words(error) {
+  return describeError(error, { currency: state.currency });
 }
 
 async function refreshBalance() {
@@ -346,6 +408,7 @@ function onRound(round) {
       ? `${tieSentence(round)} Choose: surrender or go to war.`
       : `${outcomeSentence(round)} Balance ${money(round.balance_after, state.currency)}.`;
   announce(sentence);
+  if (round.reality_check) showRealityCheck(round.reality_check);
   // Focus follows the game for keyboard players (set once the controls are enabled again).
   if (round.status === "awaiting_decision") {
     state.focusNext = round.rules?.surrender_allowed === false ? el.war : el.surrender;
@@ -602,6 +665,15 @@ function renderSeeds(seeds) {
   el.seedHash.textContent = seeds.server_seed_hash;
   el.nextNonce.textContent = String(seeds.next_nonce);
   el.clientSeed.value = seeds.client_seed;
+  const dealt = state.history.some((r) => r.fairness.server_seed_hash === seeds.server_seed_hash);
+  el.seedNote.textContent = seeds.client_seed_chosen
+    ? ""
+    : dealt
+      ? "The server chose or carried over this client seed: set yours for the next rounds, " +
+        "or rotate the seed."
+      : "The server chose or carried over this client seed: your next bet brings a fresh " +
+        "random one of yours.";
+  show(el.seedNote, !seeds.client_seed_chosen);
   updateVerifyTarget();
 }
 
@@ -704,14 +776,73 @@ function showError(text, { retry = false } = {}) {
   el.errorText.textContent = text;
   show(el.retry, retry);
   if (!retry) state.retry = null;
-  show(el.dismiss, !state.dead);
+  // A request of unknown fate is not dismissed: it is retried (or the page reloaded).
+  show(el.dismiss, !state.dead && !state.client?.hasPending());
   show(el.error, true);
+  updateButtons();
+  if (retry) el.retry.focus();
 }
 
 function clearError() {
   if (state.dead) return;
   show(el.error, false);
   state.retry = null;
+}
+
+// ---------------------------------------------------------------- reality checks
+
+function showRealityCheck(check) {
+  state.realityCheck = check;
+  const since = timeText(check.session_started_at, { seconds: false });
+  const minutes = check.minutes_played;
+  const every = check.interval_minutes;
+  el.realityText.textContent =
+    `You have been playing for ${minutes} ${minutes === 1 ? "minute" : "minutes"} ` +
+    `(since ${since}). You asked for a reality check every ${every} ` +
+    `${every === 1 ? "minute" : "minutes"}.`;
+  const session = sessionSummary(check.session_started_at);
+  el.realitySession.textContent = session || "";
+  show(el.realitySession, Boolean(session));
+  show(el.realityError, false);
+  if (!el.realityCheck.open) el.realityCheck.showModal();
+  el.realityAck.disabled = false;
+  announce(`Reality check. ${el.realityText.textContent} ${session || ""}`.trim());
+  updateButtons();
+}
+
+// The session's rounds and net, from the history the page holds: only when it reaches back
+// to the session's start (else the figures would be short).
+function sessionSummary(startedIso) {
+  const started = Date.parse(startedIso);
+  const rounds = state.history.filter((r) => Date.parse(r.created_at) >= started);
+  const complete = !state.nextCursor || rounds.length < state.history.length;
+  if (!complete || !rounds.length) return null;
+  const net = rounds.reduce((sum, r) => sum + (r.status === "settled" ? r.net : 0), 0);
+  const verb = net > 0 ? "won" : net < 0 ? "lost" : "neither won nor lost";
+  const amount = net ? ` ${money(Math.abs(net), state.currency)}` : "";
+  return `In this session you played ${rounds.length} ` +
+    `${rounds.length === 1 ? "round" : "rounds"} and ${verb}${amount}.`;
+}
+
+async function acknowledgeRealityCheck() {
+  const check = state.realityCheck;
+  if (!check) return;
+  el.realityAck.disabled = true;
+  try {
+    await state.client.post(check.acknowledge);
+  } catch (error) {
+    el.realityError.textContent = `${words(error)} The reality check is still open.`;
+    show(el.realityError, true);
+    el.realityAck.disabled = false;
+    return;
+  }
+  state.realityCheck = null;
+  el.realityCheck.close();
+  const every = check.interval_minutes;
+  announce(`Reality check acknowledged. The next one comes in ${every} ` +
+    `${every === 1 ? "minute" : "minutes"} of play.`);
+  updateButtons();
+  if (!el.deal.hidden && !el.deal.disabled) el.deal.focus();
 }
 
 function fatal(text) {
