@@ -16,7 +16,7 @@ from casino.api.fields import Pattern, StrictInteger, Uuid
 from casino.api.schemas import Choice, RequestSchema, ResponseSchema
 from casino.engine.war import DRAW_SEAT, PRESETS, STRATEGIES
 from casino.service.free_play import MAX_SIMULATION_GAMES, UNTIL
-from casino.store.free_play_models import STATUSES as GAME_STATUSES
+from casino.store.free_play_records import STATUSES as GAME_STATUSES
 
 VARIANTS = tuple(PRESETS)
 SEAT_TYPES = ("human", "computer")

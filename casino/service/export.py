@@ -74,13 +74,13 @@ def export(
     """The export of ``uow``'s database, as chunks of whole lines. ``uow`` must be fresh
     (nothing read yet), so that the whole export reads one snapshot; it is only read."""
     since, until = check_range(since, until)
-    session = uow.session
-    store.begin(session)
-    plan = store.plan(session, since, until)
+    reads = uow.export
+    reads.begin()
+    plan = reads.plan(since, until)
     writer = LineWriter()
     pending: list[bytes] = []
     size = 0
-    for document in _documents(session, plan, keys):
+    for document in _documents(reads, plan, keys):
         text = writer.line(document)
         pending.append(text)
         size += len(text)
@@ -96,7 +96,9 @@ def export(
     yield b"".join(pending)
 
 
-def _documents(session: Any, plan: store.Plan, keys: Sequence[VerifyingKey]) -> Iterator[dict]:
+def _documents(
+    reads: store.ExportStore, plan: store.Plan, keys: Sequence[VerifyingKey]
+) -> Iterator[dict]:
     yield {
         "type": "header",
         "format": FORMAT,
@@ -107,9 +109,9 @@ def _documents(session: Any, plan: store.Plan, keys: Sequence[VerifyingKey]) -> 
         "keys": [{"key_id": key.key_id, "public_key": key.hex} for key in keys],
         "specification": "docs/audit.md of the casino project",
     }
-    for account in store.accounts(session, plan):
+    for account in reads.accounts(plan):
         yield _account(account, plan)
-    for seed in store.seeds(session, plan):
+    for seed in reads.seeds(plan):
         yield {
             "type": "seed",
             "id": seed.id,
@@ -123,10 +125,10 @@ def _documents(session: Any, plan: store.Plan, keys: Sequence[VerifyingKey]) -> 
         }
     if plan.anchor is not None:
         yield {"type": "anchor", "checkpoint": plan.anchor.to_dict()}
-    checkpoints = store.checkpoints(session, plan)
+    checkpoints = reads.checkpoints(plan)
     next_checkpoint = next(checkpoints, None)
     if plan.transactions:
-        for batch in _batches(store.transactions(session, plan), _ROUND_LOOKUP):
+        for batch in _batches(reads.transactions(plan), _ROUND_LOOKUP):
             placing = [
                 tx.round_id
                 for tx in batch
@@ -134,7 +136,7 @@ def _documents(session: Any, plan: store.Plan, keys: Sequence[VerifyingKey]) -> 
                 and tx.kind in store.OPENERS
                 and plan.in_range(tx.created_at)
             ]
-            rounds = store.rounds(session, placing)
+            rounds = reads.rounds(placing)
             for tx in batch:
                 # A checkpoint goes right after the last transaction it sealed.
                 while next_checkpoint is not None and tx.commit_seq >= next_checkpoint.commit_to:
@@ -155,7 +157,7 @@ def _documents(session: Any, plan: store.Plan, keys: Sequence[VerifyingKey]) -> 
     while next_checkpoint is not None:
         yield _checkpoint(next_checkpoint)
         next_checkpoint = next(checkpoints, None)
-    for unplaced in store.unplaced_rounds(session, plan):
+    for unplaced in reads.unplaced_rounds(plan):
         yield _round(unplaced)
 
 

@@ -37,7 +37,7 @@ from casino.engine.war import (
 from casino.engine.war.simulation import simulate_bounded
 from casino.service.errors import Conflict, Invalid, NotFound
 from casino.store.free_play import GameRecord, StaleGame
-from casino.store.free_play_models import (
+from casino.store.free_play_records import (
     AWAITING_DECISION,
     FINISHED,
     IN_PROGRESS,

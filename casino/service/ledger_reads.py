@@ -8,7 +8,6 @@ from casino.ledger.accounts import account_name
 from casino.service.common import check_currency, clamp_limit, decode_cursor, encode_cursor
 from casino.service.errors import Invalid
 from casino.service.views import TRANSACTION_KINDS, LedgerTransactionView, Page
-from casino.store import ledger_reads
 from casino.store.records import TransactionRecord
 from casino.store.uow import UnitOfWork
 
@@ -58,8 +57,7 @@ def list_ledger_transactions(
         if not (text.isdigit() and len(text) <= 18):  # a transaction id fits a bigint
             raise Invalid("malformed cursor", code="invalid_cursor")
         before = int(text)
-    found = ledger_reads.transaction_page(
-        uow.session,
+    found = uow.ledger_reads.transaction_page(
         since=since,
         until=until,
         player_id=player_id,

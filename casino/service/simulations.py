@@ -17,8 +17,8 @@ from typing import Any
 
 from casino.service.errors import NotFound, ServiceError
 from casino.service.free_play import SimulationLimits, check_simulation
-from casino.store.free_play_models import SIMULATION_FAILED, SIMULATION_RUNNING
-from casino.store.models import utcnow
+from casino.store.free_play_records import SIMULATION_FAILED, SIMULATION_RUNNING
+from casino.store.types import utcnow
 from casino.store.uow import UnitOfWork
 
 #: A running job older than its possible run time plus this is taken for abandoned.

@@ -39,6 +39,7 @@ from casino.store.models import (
     ServerSeed,
 )
 from casino.store.records import ROUND_COLUMNS, RoundRecord, TransactionRecord
+from casino.store.repository import Repository
 
 _ACCOUNTS = cast(Table, Account.__table__)
 _TRANSACTIONS = cast(Table, LedgerTransaction.__table__)
@@ -435,3 +436,32 @@ def checkpoints(session: Session, export: Plan) -> Iterator[Checkpoint]:
         if len(page) < _CHECKPOINT_PAGE:
             return
         after = page[-1].seq
+
+
+class ExportStore(Repository):
+    """The export's reads on its unit of work (``uow.export``): call ``begin`` first, then
+    ``plan``, then read the sections in order; every one reads the snapshot ``begin`` took."""
+
+    def begin(self) -> None:
+        begin(self.session)
+
+    def plan(self, since: datetime | None, until: datetime | None) -> Plan:
+        return plan(self.session, since, until)
+
+    def accounts(self, export: Plan) -> Iterator[AccountRecord]:
+        return accounts(self.session, export)
+
+    def seeds(self, export: Plan) -> Iterator[SeedRecord]:
+        return seeds(self.session, export)
+
+    def transactions(self, export: Plan) -> Iterator[TransactionRecord]:
+        return transactions(self.session, export)
+
+    def rounds(self, round_ids: Sequence[str]) -> dict[str, RoundExport]:
+        return rounds(self.session, round_ids)
+
+    def unplaced_rounds(self, export: Plan) -> Iterator[RoundExport]:
+        return unplaced_rounds(self.session, export)
+
+    def checkpoints(self, export: Plan) -> Iterator[Checkpoint]:
+        return checkpoints(self.session, export)

@@ -15,12 +15,30 @@ from sqlalchemy import JSON, CheckConstraint, Index, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from casino.store.base import Base
+from casino.store.free_play_records import (
+    AWAITING_DECISION,
+    FINISHED,
+    IN_PROGRESS,
+    SIMULATION_DONE,
+    SIMULATION_FAILED,
+    SIMULATION_RUNNING,
+    STATUSES,
+)
 from casino.store.types import UTCDateTime
 
-IN_PROGRESS = "in_progress"
-AWAITING_DECISION = "awaiting_decision"
-FINISHED = "finished"
-STATUSES = (IN_PROGRESS, AWAITING_DECISION, FINISHED)
+# The states are defined apart (casino.store.free_play_records) so that the layers above
+# the store need not import a model module; re-exported here, beside the tables.
+__all__ = [
+    "AWAITING_DECISION",
+    "FINISHED",
+    "IN_PROGRESS",
+    "SIMULATION_DONE",
+    "SIMULATION_FAILED",
+    "SIMULATION_RUNNING",
+    "STATUSES",
+    "FreePlayGame",
+    "FreePlaySimulation",
+]
 
 
 class FreePlayGame(Base):
@@ -44,11 +62,6 @@ class FreePlayGame(Base):
     owner_hash: Mapped[str | None] = mapped_column(String(64))
 
     __mapper_args__ = {"version_id_col": version}
-
-
-SIMULATION_RUNNING = "running"
-SIMULATION_DONE = "done"
-SIMULATION_FAILED = "failed"
 
 
 class FreePlaySimulation(Base):

@@ -12,45 +12,51 @@ from sqlalchemy.orm import Session
 
 from casino.store.models import Account, LedgerTransaction, Posting
 from casino.store.records import TransactionRecord
+from casino.store.repository import Repository
 
 _ACCOUNTS = cast(Table, Account.__table__)
 _TRANSACTIONS = cast(Table, LedgerTransaction.__table__)
 _POSTINGS = cast(Table, Posting.__table__)
 
 
-def transaction_page(
-    session: Session,
-    *,
-    since: datetime | None = None,
-    until: datetime | None = None,
-    player_id: str | None = None,
-    round_id: str | None = None,
-    kind: str | None = None,
-    currency: str | None = None,
-    before_id: int | None = None,
-    limit: int = 50,
-) -> list[TransactionRecord]:
-    """Transactions matching every filter given, newest (highest id) first, ids below
-    ``before_id``; ``since`` is included, ``until`` excluded (creation times)."""
-    t = _TRANSACTIONS
-    query = select(t)
-    for column, value in (
-        (t.c.player_id, player_id),
-        (t.c.round_id, round_id),
-        (t.c.kind, kind),
-        (t.c.currency, currency),
-    ):
-        if value is not None:
-            query = query.where(column == value)
-    if since is not None:
-        query = query.where(t.c.created_at >= since)
-    if until is not None:
-        query = query.where(t.c.created_at < until)
-    if before_id is not None:
-        query = query.where(t.c.id < before_id)
-    rows = [row._mapping for row in session.execute(query.order_by(t.c.id.desc()).limit(limit))]
-    postings = _postings(session, [int(row["id"]) for row in rows])
-    return [_record(row, postings.get(int(row["id"]), [])) for row in rows]
+class LedgerReadStore(Repository):
+    """Operator-wide reads of the ledger, on a unit of work (``uow.ledger_reads``)."""
+
+    def transaction_page(
+        self,
+        *,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        player_id: str | None = None,
+        round_id: str | None = None,
+        kind: str | None = None,
+        currency: str | None = None,
+        before_id: int | None = None,
+        limit: int = 50,
+    ) -> list[TransactionRecord]:
+        """Transactions matching every filter given, newest (highest id) first, ids below
+        ``before_id``; ``since`` is included, ``until`` excluded (creation times)."""
+        t = _TRANSACTIONS
+        query = select(t)
+        for column, value in (
+            (t.c.player_id, player_id),
+            (t.c.round_id, round_id),
+            (t.c.kind, kind),
+            (t.c.currency, currency),
+        ):
+            if value is not None:
+                query = query.where(column == value)
+        if since is not None:
+            query = query.where(t.c.created_at >= since)
+        if until is not None:
+            query = query.where(t.c.created_at < until)
+        if before_id is not None:
+            query = query.where(t.c.id < before_id)
+        rows = [
+            row._mapping for row in self.session.execute(query.order_by(t.c.id.desc()).limit(limit))
+        ]
+        postings = _postings(self.session, [int(row["id"]) for row in rows])
+        return [_record(row, postings.get(int(row["id"]), [])) for row in rows]
 
 
 def _record(row: Any, postings: list[tuple[int, str, int]]) -> TransactionRecord:

@@ -14,12 +14,8 @@ from typing import Any, Literal
 
 from sqlalchemy import delete, func, select, text, update
 
-from casino.store.free_play_models import (
-    SIMULATION_DONE,
-    SIMULATION_FAILED,
-    SIMULATION_RUNNING,
-    FreePlaySimulation,
-)
+from casino.store.free_play_models import FreePlaySimulation
+from casino.store.free_play_records import SIMULATION_DONE, SIMULATION_FAILED, SIMULATION_RUNNING
 from casino.store.repository import Repository
 
 # Any fixed 64-bit number names the lock; this one spells "fpsim".

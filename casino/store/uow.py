@@ -22,10 +22,12 @@ from casino.ledger.audit import Books
 from casino.store import books
 from casino.store import writes as pending
 from casino.store.checkpoints import CheckpointStore
+from casino.store.export import ExportStore
 from casino.store.free_play import FreePlayStore
 from casino.store.game_sessions import GameSessionStore
 from casino.store.idempotency import IdempotencyStore
 from casino.store.ledger import LedgerStore
+from casino.store.ledger_reads import LedgerReadStore
 from casino.store.operator_tokens import OperatorTokenStore
 from casino.store.players import PlayerStore
 from casino.store.protection import ProtectionStore
@@ -51,6 +53,8 @@ class UnitOfWork:
     rounds: RoundStore
     idempotency: IdempotencyStore
     checkpoints: CheckpointStore
+    ledger_reads: LedgerReadStore
+    export: ExportStore
     game_sessions: GameSessionStore
     free_play: FreePlayStore
     reports: ReportStore
@@ -104,6 +108,8 @@ class UnitOfWork:
         self.rounds = RoundStore(session, postgres, writes, self.ledger, self.protection)
         self.idempotency = IdempotencyStore(session, postgres, writes)
         self.checkpoints = CheckpointStore(session, postgres)
+        self.ledger_reads = LedgerReadStore(session, postgres)
+        self.export = ExportStore(session, postgres)
         self.game_sessions = GameSessionStore(session, postgres)
         self.free_play = FreePlayStore(session, postgres)
         self.reports = ReportStore(session, postgres)

@@ -19,7 +19,7 @@ import sqlite3
 import subprocess
 import sys
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -339,30 +339,218 @@ def test_transactions_of_one_wallet_may_commit_out_of_chain_order(svc: Svc) -> N
     assert failed(check(join(documents, rechain=True))) == {"format"}
 
 
-def _edit_one_character(line: bytes) -> bytes:
-    """The line with its first digit changed (every line has one)."""
-    text = line.decode()
-    i = next(i for i, ch in enumerate(text) if ch.isdigit())
-    return (text[:i] + str((int(text[i]) + 1) % 10) + text[i + 1 :]).encode()
+# Where a tamperer redoes every digest, a field is only caught if the export proves it some
+# other way. These fields state something the export cannot prove on its own: when it was
+# made and where it is documented, row ids (labels: everything refers to accounts by key and
+# to seeds by hash), the seed's bookkeeping (its times, and next_nonce: the rounds it dealt
+# are checked one by one), a round's table name and times and who took its decision, and a
+# transaction's commit_seq (its place in commit order: the leaves a checkpoint seals are
+# (id, hash), and the order of the lines is checked, not the number). An edit of one of
+# them with every digest redone is a consistent export; with the digests kept, it is caught
+# like any other.
+UNPROVABLE = {
+    "header": {("exported_at",), ("specification",)},
+    "account": {("id",)},
+    "seed": {("id",), ("created_at",), ("revealed_at",), ("next_nonce",)},
+    "round": {("table_id",), ("created_at",), ("settled_at",), ("decision", "decided_by")},
+    "transaction": {("commit_seq",)},
+}
 
 
-def test_every_single_line_edited_dropped_or_moved_is_caught(svc: Svc) -> None:
-    a = svc.player(funds=10_000)
-    svc.run(wallets.withdraw, a, "EUR", 1_000, "out")
-    svc.seal()
-    svc.run(wallets.deposit, a, "EUR", 500, "in")
+#: What a round whose seed is not revealed yet states without proof (and its war's cards).
+UNREVEALED = {("fairness", "client_seed"), ("rules", "decks"), ("player_card",), ("dealer_card",)}
+#: A wallet's chain state (a shared account has none: both are null).
+SHARED_STATE = ("head", "opening")
+
+
+def _rank(card: str) -> str:
+    return card[:-1]
+
+
+def _provable(doc: dict[str, Any], path: tuple[Any, ...], revealed: set[str]) -> bool:
+    """Whether the export proves this field of this line, with every digest redone."""
+    if path in UNPROVABLE.get(doc["type"], set()):
+        return False
+    if doc["type"] == "account" and doc["kind"] != "wallet" and path[0] in SHARED_STATE:
+        return False  # test_a_shared_account_cannot_be_given_a_chain
+    if doc["type"] != "round":
+        return True
+    # Not re-dealt until its seed is revealed (and listed as such): what only the deal
+    # decides, the client seed, the number of decks, the cards, is proven only as far as it
+    # decides the payouts, which an edit keeping the outcome does not change.
+    unrevealed = doc["fairness"]["server_seed_hash"] not in revealed
+    if unrevealed and (path in UNREVEALED or (path[0] == "war" and len(path) > 1)):
+        return False
+    # A rule is proven where it decided the round's money, or its legality.
+    war, decision = doc["war"], doc["decision"]
+    relevant = {
+        "tie_pays": doc["bets"]["tie_bet"] > 0
+        and _rank(doc["player_card"]) == _rank(doc["dealer_card"]),
+        "war_tie_bonus": war is not None and _rank(war["player_card"]) == _rank(war["dealer_card"]),
+        "surrender_allowed": decision is not None and decision["action"] == "surrender",
+    }
+    return not (path[:1] == ("rules",) and not relevant.get(path[1], True))
+
+
+def _fields(doc: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
+    """The path of every value of a line (but its type and its link to the line before)."""
+    if isinstance(doc, dict):
+        for key, value in doc.items():
+            if path or key not in ("type", "prev"):
+                yield from _fields(value, (*path, key))
+    elif isinstance(doc, list):
+        for n, value in enumerate(doc):
+            yield from _fields(value, (*path, n))
+    else:
+        yield path
+
+
+def _get(doc: Any, path: tuple[Any, ...]) -> Any:
+    for step in path:
+        doc = doc[step]
+    return doc
+
+
+def _changed(value: Any, path: tuple[Any, ...], elsewhere: list[Any]) -> Any:
+    """Another plausible value for a field: a number off by one, a boolean flipped, another
+    card of the same suit, another hex digest, a string changed; for a null, the same field
+    of another line of its kind (another wallet's head, another round's war, another seed's
+    value), None if none has one."""
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int):
+        return value + 1
+    if isinstance(value, str):
+        if len(value) in (2, 3) and value[-1] in "CDHS" and value[:-1] in RANKS:
+            return RANKS[(RANKS.index(value[:-1]) + 1) % len(RANKS)] + value[-1]
+        if value and all(ch in "0123456789abcdef" for ch in value):
+            return ("1" if value[0] != "1" else "2") + value[1:]
+        return value + "x"
+    if value is None:
+        return next((other for other in elsewhere if other is not None), None)
+    raise AssertionError(f"no edit for {path}: {value!r}")
+
+
+RANKS = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
+
+
+def _edited(doc: dict[str, Any], path: tuple[Any, ...], value: Any) -> dict[str, Any]:
+    copy = json.loads(json.dumps(doc))
+    target = copy
+    for step in path[:-1]:
+        target = target[step]
+    target[path[-1]] = value
+    return copy
+
+
+def test_every_single_line_edited_dropped_or_moved_is_caught(
+    svc: Svc, demo_tables: list[str]
+) -> None:
+    """Over an export with every kind of line: the header, the accounts (shared and
+    wallets), revealed and unrevealed seeds, rounds settled on their first cards, by a war
+    and by a surrender and one awaiting its decision, transactions sealed and not, the
+    checkpoints and the trailer.
+
+    With the lines' digests kept (the tamperer edits one line): every line, edited in a
+    field, dropped, or swapped with the next, is caught. With every digest redone: every
+    field of every line but the UNPROVABLE ones, edited, is caught by the content checks,
+    and so is every line dropped but the last checkpoint (see below)."""
+    play(svc)
     data = exported(svc)
     assert check(data)["ok"]
     lines = data.splitlines(keepends=True)
-    assert len(lines) >= 10
-    for n in range(len(lines)):
-        edited = [*lines[:n], _edit_one_character(lines[n]), *lines[n + 1 :]]
-        assert not check(b"".join(edited))["ok"], f"edit of line {n + 1} missed"
-        dropped = lines[:n] + lines[n + 1 :]
-        assert not check(b"".join(dropped))["ok"], f"drop of line {n + 1} missed"
-        if n + 1 < len(lines):
+    documents = split(data)
+    kinds = Counter(d["type"] for d in documents)
+    assert kinds.keys() == {"header", "account", "seed", "round", "transaction", "checkpoint",
+                            "trailer"}  # fmt: skip
+    seeds_ = [d for d in documents if d["type"] == "seed"]
+    assert {d["server_seed"] is None for d in seeds_} == {True, False}
+    revealed = {d["server_seed_hash"] for d in seeds_ if d["server_seed"] is not None}
+    played = [d for d in documents if d["type"] == "round"]
+    assert any(d["status"] == "settled" and d["decision"] is None for d in played)
+    assert any(d["war"] is not None for d in played)
+    assert any(d["decision"] and d["decision"]["action"] == "surrender" for d in played)
+    assert any(d["status"] == "awaiting_decision" for d in played)
+    assert any(d["fairness"]["server_seed_hash"] in revealed for d in played)
+    assert any(d["wallet_seq"] for d in documents if d["type"] == "transaction")
+    last = len(lines) - 1
+
+    def caught(export_lines: list[bytes]) -> bool:
+        return not check(b"".join(export_lines))["ok"]
+
+    # The digests kept: the edit of a line (its first provable field, for a meaningful one)
+    # breaks the next line's link, or for the trailer its own counts.
+    for n, doc in enumerate(documents):
+        path = next(p for p in _fields(doc) if _provable(doc, p, revealed))
+        new = _changed(_get(doc, path), path, [])
+        assert new not in (None, _get(doc, path)), (n, path)
+        line = json.dumps(_edited(doc, path, new), sort_keys=True, separators=(",", ":"))
+        assert caught([*lines[:n], line.encode() + b"\n", *lines[n + 1 :]]), (n, path)
+        assert caught(lines[:n] + lines[n + 1 :]), f"drop of line {n + 1} missed"
+        if n < last:
             swapped = [*lines[:n], lines[n + 1], lines[n], *lines[n + 2 :]]
-            assert not check(b"".join(swapped))["ok"], f"swap of lines {n + 1}, {n + 2} missed"
+            assert caught(swapped), f"swap of lines {n + 1}, {n + 2} missed"
+
+    # Every digest redone: the content must betray the edit. (The trailer is recomputed by
+    # the rechaining itself.)
+    missed = []
+    for n, doc in enumerate(documents[:last]):
+        for path in _fields(doc):
+            if not _provable(doc, path, revealed):
+                continue
+            others = [
+                _get(d, path) for d in documents if d["type"] == doc["type"] and _has(d, path)
+            ]
+            new = _changed(_get(doc, path), path, others)
+            if new is None:
+                continue  # a null no line of its kind fills: nothing plausible to put there
+            edited = [*documents[:n], _edited(doc, path, new), *documents[n + 1 :]]
+            if check(join(edited, rechain=True))["ok"]:
+                missed.append((n + 1, doc["type"], path, new))
+    assert missed == [], "\n".join(map(repr, missed))
+
+    # Dropped, every digest redone: caught, but for the last checkpoint. Without it the
+    # transactions it sealed read as not sealed yet, which an export alone cannot tell from
+    # an export made before that checkpoint: the auditor compares the last checkpoint with
+    # the one published (GET /api/v1/ledger/checkpoints, docs/audit.md).
+    final_checkpoint = max(n for n, d in enumerate(documents) if d["type"] == "checkpoint")
+    for n in range(last):
+        if n != final_checkpoint:
+            dropped = documents[:n] + documents[n + 1 :]
+            assert not check(join(dropped, rechain=True))["ok"], f"line {n + 1} dropped"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the verifier ignores head and opening of a shared account (house, in_play, cash): "
+    "a made-up chain state there, every digest redone, passes",
+)
+def test_a_shared_account_cannot_be_given_a_chain(svc: Svc) -> None:
+    """Only wallets have a chain; a shared account's head and opening are null. Left out of
+    the test above, and kept here, strict, until the verifier refuses one that is not."""
+    a = svc.player(funds=10_000)
+    svc.run(wallets.withdraw, a, "EUR", 1_000, "out")
+    documents = split(exported(svc))
+    wallet = next(d for d in documents if d["type"] == "account" and d["kind"] == "wallet")
+    escaped = []
+    for n, doc in enumerate(documents):
+        if doc["type"] == "account" and doc["kind"] != "wallet":
+            for field in SHARED_STATE:
+                edited = [*documents[:n], {**doc, field: wallet[field]}, *documents[n + 1 :]]
+                if check(join(edited, rechain=True))["ok"]:
+                    escaped.append((doc["key"], field))
+    assert escaped == []
+
+
+def _has(doc: Any, path: tuple[Any, ...]) -> bool:
+    for step in path:
+        if (isinstance(doc, dict) and step in doc) or (
+            isinstance(doc, list) and isinstance(step, int) and step < len(doc)
+        ):
+            doc = doc[step]
+        else:
+            return False
+    return True
 
 
 def test_checkpoints_signed_by_another_key_are_refused(svc: Svc, demo_tables: list[str]) -> None:

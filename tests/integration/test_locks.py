@@ -20,6 +20,8 @@ from sqlalchemy import Engine, create_engine, text
 from sqlalchemy.orm import Session
 
 from casino.service import idempotency, rounds, wallets
+from casino.service import limits as limit_service
+from casino.service.protection import Actor
 from casino.store import direct, writes
 
 from .conftest import Svc, is_tie
@@ -27,16 +29,28 @@ from .conftest import Svc, is_tie
 pytestmark = pytest.mark.postgres
 postgres_only = pytest.mark.parametrize("db_url", ["postgresql"], indirect=True)
 
-# Each table's rows, and the player a row belongs to.
+# Each table's rows, and the player a row belongs to (NULL: nobody's, a shared row). Every
+# table of the schema must be named here (test_every_table_is_inspected), so that a new
+# table cannot hold a lock the tests do not look at.
 OWNER = {
     "players": "id",
     "accounts": "player_id",
     "server_seeds": "player_id",
     "rounds": "player_id",
     "ledger_transactions": "player_id",
+    "postings": "(SELECT x.player_id FROM ledger_transactions AS x WHERE x.id = t.transaction_id)",
     "casino_tables": "NULL",
     "idempotency_records": "substr(caller, 8)",
     "ledger_checkpoints": "NULL",
+    "player_protection": "player_id",
+    "player_limits": "player_id",
+    "limit_changes": "player_id",
+    "account_events": "player_id",
+    "cash_references": "player_id",
+    "game_sessions": "player_id",
+    "operator_tokens": "NULL",
+    "free_play_games": "NULL",
+    "free_play_simulations": "NULL",
 }
 
 
@@ -117,6 +131,20 @@ def assert_only(player: str, locks: dict[str, list[tuple[Any, str]]]) -> None:
 
 
 @postgres_only
+def test_every_table_is_inspected(observer: Engine) -> None:
+    with observer.connect() as conn:
+        tables = set(
+            conn.execute(
+                text(
+                    "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() "
+                    "AND tablename <> 'alembic_version'"
+                )
+            ).scalars()
+        )
+    assert tables == set(OWNER)
+
+
+@postgres_only
 def test_a_bet_locks_only_its_players_rows(
     svc: Svc, demo_tables: list[str], observer: Engine
 ) -> None:
@@ -193,4 +221,64 @@ def test_a_decision_and_a_withdrawal_lock_only_their_players_rows(
     assert decision["rounds"] and decision["accounts"]
     assert_only(player, withdrawal)
     assert withdrawal["accounts"] and not withdrawal["rounds"]
+    assert svc.audit().ok
+
+
+@postgres_only
+def test_a_deposit_locks_only_its_players_rows(
+    svc: Svc, demo_tables: list[str], observer: Engine
+) -> None:
+    """Both kinds of deposit: the first of a currency (its wallet created in the deposit's
+    transaction) and one under a deposit limit (the limit's usage counted at commit)."""
+    player = svc.player(funds=100_000)
+    other = svc.player(funds=100_000)
+    with svc.uow() as uow:
+        limit_service.set_limits(
+            uow,
+            player,
+            Actor("operator", "operator:test"),
+            currency="EUR",
+            money={"deposit": {"day": 500_000}},
+        )
+        uow.commit()
+    captured: list[dict[str, list[tuple[Any, str]]]] = []
+
+    def inspect(xid: int) -> None:
+        captured.append(locked_rows(observer, xid))
+        captured[-1]["other"] = [(o, m) for _, m, o in other_locks(observer, xid)]
+        # Meanwhile another player deposits and bets, and may not wait for anything of ours.
+        with svc.uow() as uow:
+            uow.session.execute(text("SET LOCAL lock_timeout = '1s'"))
+            wallets.deposit(uow, other, "EUR", 700, f"other {len(captured)}")
+            uow.commit()
+        with svc.uow() as uow:
+            uow.session.execute(text("SET LOCAL lock_timeout = '1s'"))
+            rounds.place_bet(uow, other, "classic", 500)
+            uow.commit()
+
+    with paused_before_commit(inspect):
+        with svc.uow() as uow:
+            wallets.deposit(uow, player, "EUR", 2_000, "under a limit")
+            uow.commit()
+        with svc.uow() as uow:
+            wallets.deposit(uow, player, "USD", 3_000, "first in USD")
+            uow.commit()
+    limited, first = captured
+    for locks in (limited, first):
+        seen_other = locks.pop("other")
+        # Not the currency's cash account, nor any other shared row.
+        assert_only(player, locks)
+        assert not locks["rounds"] and not locks["server_seeds"]
+        assert locks["casino_tables"] == [] and locks["ledger_checkpoints"] == []
+        # No advisory lock (a deposit without an idempotency key takes none), and no lock
+        # on a whole table beyond what inserting and updating rows takes.
+        allowed = {"RowExclusiveLock", "RowShareLock", "AccessShareLock"}
+        assert {m for _, m in seen_other} <= allowed, seen_other
+    # Under the limit: the wallet it moves and the limit it counts on, both the player's.
+    assert limited["accounts"] and limited["player_limits"]
+    # The first deposit of a currency inserts its wallet: a new row, which nobody else can
+    # see, so no row lock but the key share its foreign key takes on the player.
+    assert [table for table, rows in first.items() if rows] == ["players"]
+    assert svc.balance(player) == 102_000 and svc.balance(player, "USD") == 3_000
+    assert svc.balance(other) != 100_000  # the other player's deposits and bets went through
     assert svc.audit().ok
