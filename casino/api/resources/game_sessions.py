@@ -37,7 +37,9 @@ class PlayerSessions(MethodView):
         """Launch: a game session for the player, and the client's launch_url.
 
         The token authenticates the player on its own routes only (wallets and transactions,
-        rounds and decisions, seeds), never as an operator, until ``expires_at`` (then 401
+        rounds and decisions, seeds, and what protects the player: lowering limits,
+        exclusions, reality checks, statements; raising or removing a limit is 403
+        forbidden), never as an operator, until ``expires_at`` (then 401
         session_expired) or until DELETE /sessions/{id}. Shown once, stored hashed. Not
         idempotent by key: a retry opens another session.
         """

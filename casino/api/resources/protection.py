@@ -38,7 +38,7 @@ blp = ApiBlueprint(
 
 def _actor() -> Actor:
     principal = current_principal()
-    return Actor(principal.role, principal.subject)
+    return Actor(principal.role, principal.subject, principal.session_id)
 
 
 @blp.route("/<uuid_str:player_id>/limits")
@@ -55,7 +55,7 @@ class Limits(MethodView):
     @requires(OPERATOR, PLAYER)
     @blp.arguments(LimitsInputSchema())
     @blp.response(200, LimitsUpdateSchema)
-    @blp.doc(operationId="setLimits", responses=error_responses(404, 422))
+    @blp.doc(operationId="setLimits", responses=error_responses(403, 404, 422))
     def put(self, data: dict[str, Any], player_id: str) -> limits.LimitsUpdateView:
         """Set limits: each one given is set, null removes it, the others stay as they are.
 
@@ -63,6 +63,8 @@ class Limits(MethodView):
         later (its ``effective_at``; until then the one in force stays). Asking for the
         limit in force cancels a pending change. Money limits are per ``currency``, per
         calendar day, week (from Monday) and month in UTC. Every change goes to the history.
+        A game session's token may lower limits but not raise or remove one (403
+        ``forbidden``, nothing changed): that is asked with the player's own token.
         """
         ensure_visible_player(player_id)
         actor = _actor()
