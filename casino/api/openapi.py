@@ -66,8 +66,9 @@ raised or removed. A round or deposit that would exceed one is 409 `limit_exceed
 suspended or closed account starts no round and takes no deposit (403 `self_excluded`,
 `cooling_off`, `account_suspended`, `account_closed`); a session past its limit is 403
 `session_time_limit`. Withdrawals, recall, statements and finishing a round awaiting a
-decision stay allowed. A reality check that is due is in `reality_check` of every bet and
-decision answer until acknowledged.
+decision stay allowed. A reality check that is due is in `reality_check` of every bet,
+decision and (the player's) recall answer until acknowledged. A game session's token may
+lower limits but not raise or remove one (403 `forbidden`).
 
 **Rate limits.** Too many failed authentications from one address, and free play beyond its
 per-address limits, answer 429 `rate_limited` with `Retry-After` (seconds). 503

@@ -369,13 +369,16 @@ def test_a_due_reality_check_is_in_every_round_answer_until_acknowledged(
     tied = capi.bet(gambler).get_json()
     assert tied["reality_check"] is not None
     assert decide(capi, gambler, tied["id"], "surrender").get_json()["reality_check"] is not None
-    # Recall is history, not a reminder.
-    assert (
-        capi.get(f"/api/v1/rounds/{tied['id']}", auth=gambler.auth).get_json()["reality_check"]
-        is None
-    )
+    # The player's recall reports it too (a client polling a round sees it); the operator's
+    # does not (it is the player's reminder).
+    recall = f"/api/v1/rounds/{tied['id']}"
+    recalled = capi.get(recall, auth=gambler.auth)
+    assert recalled.status_code == 200
+    assert recalled.get_json()["reality_check"] == {**check, "minutes_played": 35}
+    assert capi.get(recall, auth=capi.operator_auth).get_json()["reality_check"] is None
     ack = capi.post(check["acknowledge"], auth=gambler.auth)
     assert ack.status_code == 200 and ack.get_json()["reality_check"] is None
+    assert capi.get(recall, auth=gambler.auth).get_json()["reality_check"] is None
     assert bet()["reality_check"] is None
     clock.advance(minutes=20)
     assert bet()["reality_check"] is None
