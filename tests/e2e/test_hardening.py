@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
 import secrets
 import threading
@@ -351,11 +352,73 @@ def test_production_accepts_random_operator_tokens(
     from casino.api.database import EXTENSION_KEY
 
     good = [secrets.token_urlsafe(32), secrets.token_hex(32), "op_" + secrets.token_urlsafe(32)]
+    monkeypatch.setenv("RATELIMIT_STORAGE_URI", "memory://")
     monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'prod.db'}")
     monkeypatch.setenv("CASINO_SIGNING_KEY", "ab" * 32)
     monkeypatch.setenv("CASINO_OPERATOR_TOKENS", ",".join(good))
     app = create_app("production")
     assert app.config["CASINO_OPERATOR_TOKENS"] == good
+    app.extensions[EXTENSION_KEY].engine.dispose()
+
+
+# ---------------------------------------------------------------- 9: shared auth counters
+
+
+def _production_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'prod.db'}")
+    monkeypatch.setenv("CASINO_SIGNING_KEY", "ab" * 32)
+    monkeypatch.setenv("CASINO_OPERATOR_TOKENS", secrets.token_urlsafe(32))
+    monkeypatch.delenv("RATELIMIT_STORAGE_URI", raising=False)
+    monkeypatch.delenv("REDIS_URL", raising=False)
+
+
+def test_production_refuses_to_count_failed_authentications_per_process_by_default(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import config
+    from casino import create_app
+
+    _production_env(monkeypatch, tmp_path)
+    with pytest.raises(config.ConfigError, match="RATELIMIT_STORAGE_URI") as refused:
+        create_app("production")
+    assert "REDIS_URL" in str(refused.value) and "memory://" in str(refused.value)
+    # Commands that build no app (the sealer, resolve-stale) still read the settings.
+    settings = config.settings({**os.environ, "CASINO_ENV": "production"})
+    assert settings["RATELIMIT_STORAGE_URI"] is None
+
+
+@pytest.mark.parametrize(
+    ("variable", "uri"),
+    [
+        ("RATELIMIT_STORAGE_URI", "redis://127.0.0.1:6379/0"),
+        ("REDIS_URL", "redis://127.0.0.1:6379/1"),
+    ],
+)
+def test_production_starts_with_a_shared_counter_store(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, variable: str, uri: str
+) -> None:
+    from casino import create_app
+    from casino.api.database import EXTENSION_KEY
+
+    _production_env(monkeypatch, tmp_path)
+    monkeypatch.setenv(variable, uri)
+    app = create_app("production")  # naming the store connects to nothing yet
+    assert app.config["RATELIMIT_STORAGE_URI"] == uri
+    app.extensions[EXTENSION_KEY].engine.dispose()
+
+
+def test_production_counts_per_process_only_when_told_to(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from casino import create_app
+    from casino.api.database import EXTENSION_KEY
+
+    _production_env(monkeypatch, tmp_path)
+    monkeypatch.setenv("RATELIMIT_STORAGE_URI", "memory://")
+    with caplog.at_level("WARNING", logger="casino.api.throttling"):
+        app = create_app("production")
+    assert app.config["RATELIMIT_STORAGE_URI"] == "memory://"
+    assert "per worker process" in caplog.text
     app.extensions[EXTENSION_KEY].engine.dispose()
 
 
