@@ -79,6 +79,59 @@ def launch(api: Api, player: Player, **body: Any) -> Launch:
     return Launch(data["id"], data["token"], data)
 
 
+# ---------------------------------------------------------------- contract
+
+
+def test_session_operations_answer_as_the_spec_says(api: Api, funded: Player) -> None:
+    """Every answer of the three operations, success and refusal, matches the served spec."""
+    from .test_openapi_contract import Contract, served_spec
+
+    contract = Contract(served_spec(api))
+    check = contract.check
+    path = f"/api/v1/players/{funded.id}/sessions"
+    op = api.operator_auth
+    created = check("createGameSession", api.post(path, {"table_id": "classic"}, auth=op))
+    assert created["token"].startswith("gs_")
+    bare = check("createGameSession", api.post(path, auth=op))
+    assert bare["table_id"] is None
+    auth = {"Authorization": f"Bearer {created['token']}"}
+    current = check("getCurrentGameSession", api.get("/api/v1/sessions/current", auth=auth))
+    assert current["id"] == created["id"]
+    assert (
+        check("revokeGameSession", api.client.delete(f"/api/v1/sessions/{bare['id']}", headers=op))
+        is None
+    )
+
+    refusals = {
+        "createGameSession": [
+            api.post(path, {"ttl_seconds": 5}, auth=op),
+            api.post(f"/api/v1/players/{MISSING}/sessions", {}, auth=op),
+            api.post(path, {"table_id": "nowhere"}, auth=op),
+            api.post(path, {}, auth=auth),
+            api.post(path, {}),
+        ],
+        "getCurrentGameSession": [
+            api.get("/api/v1/sessions/current", auth=funded.auth),
+            api.get("/api/v1/sessions/current", auth=op),
+            api.get("/api/v1/sessions/current"),
+        ],
+        "revokeGameSession": [
+            api.client.delete(f"/api/v1/sessions/{MISSING}", headers=op),
+            api.client.delete(f"/api/v1/sessions/{created['id']}", headers=auth),
+        ],
+    }
+    for operation_id, answers in refusals.items():
+        for response in answers:
+            assert response.status_code >= 400
+            assert check(operation_id, response)["code"]
+    statuses = {(o, s) for o, s in contract.checked}
+    assert {("createGameSession", 201), ("getCurrentGameSession", 200)} <= statuses
+    assert ("revokeGameSession", 204) in statuses
+    # The revoked session is refused from then on, as the spec declares too.
+    gone = api.get("/api/v1/sessions/current", auth={"Authorization": f"Bearer {bare['token']}"})
+    assert check("getCurrentGameSession", gone)["code"] == "unauthenticated"
+
+
 # ---------------------------------------------------------------- issuing
 
 

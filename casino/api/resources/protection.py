@@ -9,7 +9,7 @@ from marshmallow import RAISE
 
 from casino.api.auth import OPERATOR, PLAYER, current_principal, ensure_visible_player, requires
 from casino.api.json_body import ApiBlueprint
-from casino.api.openapi import error_responses
+from casino.api.openapi import error_responses, problem_codes
 from casino.api.resources._uow import read, write
 from casino.api.schemas import NoFieldsSchema, PageQuerySchema
 from casino.api.schemas_protection import (
@@ -55,7 +55,13 @@ class Limits(MethodView):
     @requires(OPERATOR, PLAYER)
     @blp.arguments(LimitsInputSchema())
     @blp.response(200, LimitsUpdateSchema)
-    @blp.doc(operationId="setLimits", responses=error_responses(403, 404, 422))
+    @blp.doc(
+        operationId="setLimits",
+        responses=error_responses(403, 404, 422),
+        **problem_codes(
+            "validation_failed", "player_not_found", "unsupported_currency", "forbidden"
+        ),
+    )
     def put(self, data: dict[str, Any], player_id: str) -> limits.LimitsUpdateView:
         """Set limits: each one given is set, null removes it, the others stay as they are.
 
@@ -125,7 +131,11 @@ class Exclusions(MethodView):
     @requires(OPERATOR, PLAYER)
     @blp.arguments(ExclusionInputSchema())
     @blp.response(201, ProtectionSchema)
-    @blp.doc(operationId="excludePlayer", responses=error_responses(404, 409, 422))
+    @blp.doc(
+        operationId="excludePlayer",
+        responses=error_responses(404, 409, 422),
+        **problem_codes("validation_failed", "player_not_found", "exclusion_in_force"),
+    )
     def post(self, data: dict[str, Any], player_id: str) -> accounts.ProtectionView:
         """Start a cool-off (``days``: 1 to 42) or a self-exclusion (``months``: 6 to 60).
 

@@ -20,7 +20,12 @@ from casino.api.auth import (
     scope_player_id,
 )
 from casino.api.json_body import ApiBlueprint
-from casino.api.openapi import error_responses
+from casino.api.openapi import (
+    ACCOUNT_BLOCKED_CODES,
+    IDEMPOTENCY_CODES,
+    error_responses,
+    problem_codes,
+)
 from casino.api.resources._uow import read
 from casino.api.schemas import (
     BetSchema,
@@ -44,7 +49,27 @@ class Rounds(MethodView):
     @idempotency.required
     @blp.arguments(BetSchema())
     @blp.response(201, RoundSchema)
-    @blp.doc(operationId="placeBet", responses=error_responses(404, 409, 422))
+    @blp.doc(
+        operationId="placeBet",
+        responses=error_responses(403, 404, 409, 422),
+        **problem_codes(
+            "validation_failed",
+            *IDEMPOTENCY_CODES,
+            "table_not_found",
+            "table_inactive",
+            "ante_out_of_range",
+            "ante_not_multiple_of_increment",
+            "tie_bet_out_of_range",
+            "tie_bet_not_multiple_of_increment",
+            "insufficient_funds",
+            "round_in_progress",
+            "client_seed_fixed",
+            "seed_rotation_in_progress",
+            "limit_exceeded",
+            *ACCOUNT_BLOCKED_CODES,
+            "session_time_limit",
+        ),
+    )
     def post(self, data: dict[str, Any]) -> Response:
         """Bet: the ante (and an optional tie bet) leave the wallet and two cards are dealt.
 
@@ -122,7 +147,19 @@ class RoundDecision(MethodView):
     @idempotency.required
     @blp.arguments(DecisionSchema())
     @blp.response(200, RoundSchema)
-    @blp.doc(operationId="decideRound", responses=error_responses(404, 409, 422))
+    @blp.doc(
+        operationId="decideRound",
+        responses=error_responses(404, 409, 422),
+        **problem_codes(
+            "validation_failed",
+            *IDEMPOTENCY_CODES,
+            "round_not_found",
+            "round_not_awaiting_decision",
+            "surrender_not_allowed",
+            "insufficient_funds",
+            "limit_exceeded",
+        ),
+    )
     def post(self, data: dict[str, Any], round_id: str) -> Response:
         """Surrender (half the ante back) or go to war (raise = ante) on a tied round.
 
