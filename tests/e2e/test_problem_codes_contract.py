@@ -2,9 +2,10 @@
 and a sentence in its description), and it answers each of them: one request provoking each
 listed code, on both databases, checked against the spec (status declared, body a Problem).
 
-Two listed codes come only from a race (two requests at the same instant) and are provoked
-where races are: ``request_in_progress`` (tests/e2e/test_concurrency.py) and
-``seed_rotation_in_progress`` (tests/e2e/test_hardening.py).
+One listed code comes only from a race (two requests with one key at the same instant) and
+is left to the concurrency tests: ``request_in_progress`` (tests/e2e/test_concurrency.py).
+``seed_rotation_in_progress`` is provoked here by the state a rotation leaves for an instant
+(no active seed), written straight into the database.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ REQUIRED = (
     "revokeGameSession",
 )
 #: Listed, and provoked by the concurrency tests named in the docstring.
-RACES = {"request_in_progress", "seed_rotation_in_progress"}
+RACES = {"request_in_progress"}
 
 _SPEC: dict[str, Any] = {}
 
@@ -188,6 +189,32 @@ def _exclusion_in_force(w: World) -> Any:
     return w.api.post(path, {"kind": "cool_off", "days": 1}, auth=w.op)
 
 
+def _mid_rotation(then: Callable[[World], Any]) -> Provoke:
+    """The player's active seed revealed and its successor not yet in: what a rotation
+    committing meanwhile shows a request that locked the old row (it finds no active one,
+    retries, and gives up with 409)."""
+
+    def provoke(w: World) -> Any:
+        from sqlalchemy import create_engine, update
+
+        from casino.store.models import ServerSeed
+
+        w.api.get(f"{w.base}/seeds", auth=w.player.auth)  # the first pair exists
+        engine = create_engine(w.database_url)
+        try:
+            with engine.begin() as connection:
+                connection.execute(
+                    update(ServerSeed)
+                    .where(ServerSeed.player_id == w.player.id)
+                    .values(active=False, next_seed=None, revealed_at=w.clock.now)
+                )
+        finally:
+            engine.dispose()
+        return then(w)
+
+    return provoke
+
+
 def _rotate_during_a_tie(w: World) -> Any:
     w.tie()
     return w.api.post(f"{w.base}/seeds/rotate", auth=w.player.auth)
@@ -269,6 +296,7 @@ PROVOKE: dict[str, dict[str, Provoke]] = {
         "insufficient_funds": lambda w: w.bet(player=w.poor(0)),
         "round_in_progress": lambda w: (w.tie(), w.bet())[1],
         "client_seed_fixed": _client_seed_fixed,
+        "seed_rotation_in_progress": _mid_rotation(lambda w: w.bet()),
         "limit_exceeded": lambda w: (
             set_limits(w.api, w.player, {"currency": "EUR", "loss": {"day": 50}}),
             w.bet(),
@@ -359,6 +387,9 @@ PROVOKE: dict[str, dict[str, Provoke]] = {
             f"/api/v1/players/{MISSING}/seeds/rotate", auth=w.player.auth
         ),
         "round_in_progress": _rotate_during_a_tie,
+        "seed_rotation_in_progress": _mid_rotation(
+            lambda w: w.api.post(f"{w.base}/seeds/rotate", auth=w.player.auth)
+        ),
     },
 }
 
