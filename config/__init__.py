@@ -168,7 +168,7 @@ class BaseConfig:
     # storage URI: memory:// per process, redis://... (or REDIS_URL) to share the count
     # between workers and instances.
     RATELIMIT_ENABLED = True
-    RATELIMIT_STORAGE_URI = "memory://"
+    RATELIMIT_STORAGE_URI: str | None = "memory://"
     AUTH_FAILURE_LIMIT = "20 per minute"
     # Number of trusted reverse proxies in front of the app (X-Forwarded-For hops).
     PROXY_FIX_X_FOR = 0
@@ -290,6 +290,11 @@ class TestingConfig(BaseConfig):
 
 class ProductionConfig(BaseConfig):
     ENV_NAME = "production"
+    # No default counter store: per-process counters let a guesser multiply its rate by the
+    # number of workers, so serving refuses to start until one is named (RATELIMIT_STORAGE_URI
+    # or REDIS_URL; memory:// only on purpose, for one process). Checked when the app is
+    # built (casino.api.throttling), not here: commands without the app need no store.
+    RATELIMIT_STORAGE_URI: str | None = None
 
     @classmethod
     def load(cls, environ: Mapping[str, str]) -> dict[str, Any]:

@@ -96,8 +96,12 @@ class GunicornInstance:
             WEB_CONCURRENCY=str(self.workers),
             PYTHONUNBUFFERED="1",
         )
-        # Production refuses to start without a checkpoint signing key.
+        # Production refuses to start without a checkpoint signing key, and without a
+        # counter store for failed authentications: per process here unless the caller (or
+        # the environment) names a shared one.
         env.setdefault("CASINO_SIGNING_KEY", HARNESS_SIGNING_KEY)
+        if not env.get("RATELIMIT_STORAGE_URI") and not env.get("REDIS_URL"):
+            env["RATELIMIT_STORAGE_URI"] = "memory://"
         env.update(self.extra_env)
         return env
 

@@ -15,6 +15,7 @@ from copy import deepcopy
 from typing import Any, TypeVar
 
 import marshmallow as ma
+from apispec import BasePlugin
 from apispec.ext.marshmallow import MarshmallowPlugin
 from flask import Flask
 from flask_smorest import Api
@@ -28,6 +29,20 @@ F = TypeVar("F", bound=Callable[..., Any])
 SECURITY_SCHEME = "bearerAuth"
 #: Operation extension listing the roles whose tokens it accepts ("operator", "player").
 ROLES_EXTENSION = "x-roles"
+#: Operation extension listing the problem ``code``s the operation itself can answer.
+PROBLEM_CODES_EXTENSION = "x-problem-codes"
+#: Codes any operation may answer, named once in the introduction rather than on each.
+GENERIC_PROBLEM_CODES = (
+    "unauthenticated",
+    "session_expired",
+    "forbidden",
+    "rate_limited",
+    "service_unavailable",
+    "malformed_json",
+    "payload_too_large",
+    "unsupported_media_type",
+    "request_timeout",
+)
 
 INTRODUCTION = """\
 Casino War with real money, and free-play War variants. Everything is JSON.
@@ -56,6 +71,14 @@ of `Problem.code`): 422 `validation_failed` carries per-field `errors`; 409
 body that is not a JSON object (or not valid JSON); 413 a body over 1 MiB; 415 a body that is
 not `application/json`.
 
+**Problem codes per operation.** An operation's `x-problem-codes` (repeated at the end of
+its description) lists the codes that operation itself answers: validation, its refusals and
+its idempotency codes. Besides those, any operation may answer the generic ones:
+`unauthenticated` and `session_expired` (401), `forbidden` (403, a token of the wrong role),
+`rate_limited` (429), `service_unavailable` (503), `malformed_json` (400),
+`payload_too_large` (413), `unsupported_media_type` (415) and `request_timeout` (408, a body
+sent too slowly).
+
 **Pagination.** Lists take `limit` (1 to 200, default 50) and answer `items` plus
 `next_cursor`; pass it back as `cursor` for the next page, until it is null.
 
@@ -66,8 +89,9 @@ raised or removed. A round or deposit that would exceed one is 409 `limit_exceed
 suspended or closed account starts no round and takes no deposit (403 `self_excluded`,
 `cooling_off`, `account_suspended`, `account_closed`); a session past its limit is 403
 `session_time_limit`. Withdrawals, recall, statements and finishing a round awaiting a
-decision stay allowed. A reality check that is due is in `reality_check` of every bet and
-decision answer until acknowledged.
+decision stay allowed. A reality check that is due is in `reality_check` of every bet,
+decision and (the player's) recall answer until acknowledged. A game session's token may
+lower limits but not raise or remove one (403 `forbidden`).
 
 **Rate limits.** Too many failed authentications from one address, and free play beyond its
 per-address limits, answer 429 `rate_limited` with `Retry-After` (seconds). 503
@@ -188,6 +212,41 @@ class ProblemSchema(ma.Schema):
     )
 
 
+#: What a money-moving operation answers about its ``Idempotency-Key``.
+IDEMPOTENCY_CODES = (
+    "idempotency_key_required",
+    "idempotency_key_invalid",
+    "idempotency_key_reused",
+    "request_in_progress",
+)
+#: What an account that may not play or pay in answers (403).
+ACCOUNT_BLOCKED_CODES = ("account_suspended", "account_closed", "self_excluded", "cooling_off")
+
+
+def problem_codes(*codes: str) -> dict[str, list[str]]:
+    """``x-problem-codes`` for ``Blueprint.doc(**problem_codes(...))``: the codes this
+    operation answers (besides the generic ones). Each must be a declared code."""
+    unknown = [code for code in codes if code not in PROBLEM_CODES]
+    if unknown or len(set(codes)) != len(codes):
+        raise ValueError(f"not declared problem codes (or repeated): {unknown or codes}")
+    return {PROBLEM_CODES_EXTENSION: list(codes)}
+
+
+class ProblemCodesPlugin(BasePlugin):
+    """Repeats an operation's ``x-problem-codes`` in its description, where people read."""
+
+    def operation_helper(
+        self, path: str | None = None, operations: dict[str, Any] | None = None, **_: Any
+    ) -> None:
+        for operation in (operations or {}).values():
+            codes = operation.get(PROBLEM_CODES_EXTENSION) if isinstance(operation, dict) else None
+            if not codes:
+                continue
+            sentence = "Problem codes: " + ", ".join(f"`{code}`" for code in codes) + "."
+            text = operation.get("description", "").rstrip()
+            operation["description"] = f"{text}\n\n{sentence}" if text else sentence
+
+
 def nullable_ref(
     self: Any, field: ma.fields.Field, ret: dict[str, Any], **_: Any
 ) -> dict[str, Any]:
@@ -220,6 +279,7 @@ class CasinoApi(Api):
         spec_kwargs = {
             "marshmallow_plugin": CasinoMarshmallowPlugin(),
             "info": {"description": INTRODUCTION},
+            "extra_plugins": [ProblemCodesPlugin()],
             **(kwargs.pop("spec_kwargs", None) or {}),
         }
         super().__init__(app, spec_kwargs=spec_kwargs, **kwargs)

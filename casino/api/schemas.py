@@ -404,8 +404,8 @@ class RoundSchema(ResponseSchema):
         RealityCheckSchema,
         allow_none=True,
         metadata={
-            "description": "A reality check due now, in bet and decision answers until the "
-            "player acknowledges it; null in recall"
+            "description": "A reality check due now, in the player's bet, decision and "
+            "recall answers until it acknowledges it; null in an operator's recall and in lists"
         },
     )
 

@@ -6,7 +6,8 @@ for what others did from the same address. The address is the peer's, or the one
 proxy put in X-Forwarded-For when ``CASINO_PROXY_FIX_X_FOR`` says how many proxies there are.
 
 Built on ``limits`` (fixed windows, counters in ``RATELIMIT_STORAGE_URI``: ``memory://`` per
-process by default, ``redis://...`` to share them across workers and instances). The check
+process by default, ``redis://...`` to share them across workers and instances; production
+names one or refuses to start, and takes ``memory://`` only when it is set explicitly). The check
 is one counter lookup per request; a framework-wide limiter evaluated every limit, scope and
 exemption on every request, which cost more than a bet's own validation.
 
@@ -27,6 +28,7 @@ from limits.storage import MemoryStorage, storage_from_string
 from limits.strategies import FixedWindowRateLimiter
 
 from casino.api.errors import ApiError, problem
+from config import ConfigError
 
 log = logging.getLogger(__name__)
 EXTENSION_KEY = "casino.throttle"
@@ -123,16 +125,24 @@ def _count_failed_authentication(response: Response) -> Response:
 
 
 def init_app(app: Flask) -> None:
-    app.extensions[EXTENSION_KEY] = Throttle(
-        app.config["RATELIMIT_STORAGE_URI"], bool(app.config.get("RATELIMIT_ENABLED", True))
-    )
-    if app.config.get("ENV_NAME") == "production" and uri_is_per_process(
-        app.config["RATELIMIT_STORAGE_URI"]
-    ):
+    uri = app.config.get("RATELIMIT_STORAGE_URI")
+    production = app.config.get("ENV_NAME") == "production"
+    if not uri:
+        if production:
+            raise ConfigError(
+                "production needs a counter store shared by every worker for failed "
+                "authentications: set RATELIMIT_STORAGE_URI (e.g. redis://host:6379/0) or "
+                "REDIS_URL; a single-process deployment may set "
+                "RATELIMIT_STORAGE_URI=memory:// (counters per process)"
+            )
+        uri = "memory://"
+    app.extensions[EXTENSION_KEY] = Throttle(uri, bool(app.config.get("RATELIMIT_ENABLED", True)))
+    if production and uri_is_per_process(uri):
+        # Asked for explicitly (see above): say what it means, once per worker.
         log.warning(
-            "rate limit counters are per worker process (RATELIMIT_STORAGE_URI=%s); "
-            "point it at a shared store, e.g. redis://host:6379/0",
-            app.config["RATELIMIT_STORAGE_URI"],
+            "rate limit counters are per worker process (RATELIMIT_STORAGE_URI=%s): with "
+            "several workers or instances a guesser gets the limit once per process",
+            uri,
         )
     app.after_request(_count_failed_authentication)
 

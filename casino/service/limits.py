@@ -24,7 +24,7 @@ from casino.service.common import (
     encode_cursor,
     require_player,
 )
-from casino.service.errors import Invalid
+from casino.service.errors import Forbidden, Invalid
 from casino.service.views import Page
 from casino.store.protection_records import LimitRecord, ProtectionRecord
 from casino.store.uow import UnitOfWork
@@ -116,6 +116,24 @@ def decide(
         return None  # already scheduled: the clock is not restarted
     effective_at = now + rules.RAISE_DELAY
     return _Change(current, Pending(wanted, effective_at), effective_at)
+
+
+def raises(current: int | None, wanted: int | None) -> bool:
+    """Whether asking for ``wanted`` loosens the limit ``current`` in force: a higher
+    value, or a removal of one that is set."""
+    return current is not None and (wanted is None or wanted > current)
+
+
+def _refuse_raise_by_session(actor: rules.Actor, name: str, period: str | None) -> None:
+    """A game session's token is in the game client, for play and for what protects the
+    player; loosening a limit is asked for with the player's own token (or by the operator),
+    never from inside a game."""
+    if actor.session_id is not None:
+        what = name if period is None else f"the {period} {name} limit"
+        raise Forbidden(
+            f"a game session may lower limits but not raise or remove them ({what}); "
+            "ask with the player's own token"
+        )
 
 
 # --- views -------------------------------------------------------------------------------
@@ -277,6 +295,8 @@ def set_limits(
         for name, wanted in times.items():
             value, pending, at = _time_columns(state, name)
             current = rules.in_force(value, pending, at, now)
+            if raises(current, wanted):
+                _refuse_raise_by_session(actor, name, None)
             change = decide(current, _pending(pending, at, now), wanted, now)
             if change is None:
                 continue
@@ -284,7 +304,7 @@ def set_limits(
             record(None, name, None, current, change)
         uow.protection.save(replace(state, updated_at=now))
     if money and currency is not None:
-        _set_money(uow, player_id, currency, money, now, record)
+        _set_money(uow, player_id, currency, money, now, record, actor)
     return LimitsUpdateView(_limits_view(uow, player_id, now), changes)
 
 
@@ -317,6 +337,7 @@ def _set_money(
     money: Mapping[str, Mapping[str, int | None]],
     now: datetime,
     record: Any,
+    actor: rules.Actor,
 ) -> None:
     # With the wallet locked, every movement that counts has committed or waits for us: a
     # new limit's usage read from the ledger is exact and stays so.
@@ -327,6 +348,8 @@ def _set_money(
         for period, wanted in periods.items():
             row = rows.get((kind, period))
             current = None if row is None else rules.limit_in_force(row, now)
+            if raises(current, wanted):
+                _refuse_raise_by_session(actor, kind, period)
             pending = None
             if row is not None:
                 pending = _pending(row.pending_amount, row.pending_at, now)

@@ -48,6 +48,9 @@ class Actor:
 
     role: str
     subject: str
+    #: The game session whose token the player called with, if one did: a session may
+    #: protect the player (lower a limit, exclude) but not raise its risk.
+    session_id: str | None = None
 
 
 # --- periods and limits in force ---------------------------------------------------------
@@ -265,3 +268,9 @@ def reality_check(protection: ProtectionRecord | None, now: datetime) -> dict[st
         "interval_minutes": minutes,
         "acknowledge": f"/api/v1/players/{protection.player_id}/reality-check",
     }
+
+
+def due_reality_check(uow: UnitOfWork, player_id: str) -> dict[str, Any] | None:
+    """The reality check due now for ``player_id``, read without a lock: recall reports it
+    as bets and decisions do, so a client that only polls a round still sees it."""
+    return reality_check(uow.protection.get(player_id), uow.now())

@@ -37,6 +37,7 @@ def test_config_selected_by_casino_env(monkeypatch: pytest.MonkeyPatch, tmp_path
 def test_environment_is_read_at_create_app_time(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
+    monkeypatch.setenv("RATELIMIT_STORAGE_URI", "memory://")  # one process, on purpose
     monkeypatch.setenv("CASINO_SIGNING_KEY", "ab" * 32)
     monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'first.db'}")
     first = create_app("production")
@@ -53,6 +54,7 @@ def test_production_requires_database_url(monkeypatch: pytest.MonkeyPatch) -> No
 
 
 def test_production_requires_a_signing_key(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("RATELIMIT_STORAGE_URI", "memory://")  # one process, on purpose
     monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'keyless.db'}")
     monkeypatch.delenv("CASINO_SIGNING_KEY", raising=False)
     monkeypatch.delenv("CASINO_SIGNING_KEY_FILE", raising=False)
@@ -78,6 +80,7 @@ def test_development_makes_and_keeps_its_own_signing_key(
 
 
 def test_production_normalises_heroku_style_postgres_url(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RATELIMIT_STORAGE_URI", "memory://")  # one process, on purpose
     monkeypatch.setenv("CASINO_SIGNING_KEY", "ab" * 32)
     monkeypatch.setenv("DATABASE_URL", "postgres://u:p@db.invalid:5432/casino")
     app = create_app("production")

@@ -79,6 +79,59 @@ def launch(api: Api, player: Player, **body: Any) -> Launch:
     return Launch(data["id"], data["token"], data)
 
 
+# ---------------------------------------------------------------- contract
+
+
+def test_session_operations_answer_as_the_spec_says(api: Api, funded: Player) -> None:
+    """Every answer of the three operations, success and refusal, matches the served spec."""
+    from .test_openapi_contract import Contract, served_spec
+
+    contract = Contract(served_spec(api))
+    check = contract.check
+    path = f"/api/v1/players/{funded.id}/sessions"
+    op = api.operator_auth
+    created = check("createGameSession", api.post(path, {"table_id": "classic"}, auth=op))
+    assert created["token"].startswith("gs_")
+    bare = check("createGameSession", api.post(path, auth=op))
+    assert bare["table_id"] is None
+    auth = {"Authorization": f"Bearer {created['token']}"}
+    current = check("getCurrentGameSession", api.get("/api/v1/sessions/current", auth=auth))
+    assert current["id"] == created["id"]
+    assert (
+        check("revokeGameSession", api.client.delete(f"/api/v1/sessions/{bare['id']}", headers=op))
+        is None
+    )
+
+    refusals = {
+        "createGameSession": [
+            api.post(path, {"ttl_seconds": 5}, auth=op),
+            api.post(f"/api/v1/players/{MISSING}/sessions", {}, auth=op),
+            api.post(path, {"table_id": "nowhere"}, auth=op),
+            api.post(path, {}, auth=auth),
+            api.post(path, {}),
+        ],
+        "getCurrentGameSession": [
+            api.get("/api/v1/sessions/current", auth=funded.auth),
+            api.get("/api/v1/sessions/current", auth=op),
+            api.get("/api/v1/sessions/current"),
+        ],
+        "revokeGameSession": [
+            api.client.delete(f"/api/v1/sessions/{MISSING}", headers=op),
+            api.client.delete(f"/api/v1/sessions/{created['id']}", headers=auth),
+        ],
+    }
+    for operation_id, answers in refusals.items():
+        for response in answers:
+            assert response.status_code >= 400
+            assert check(operation_id, response)["code"]
+    statuses = {(o, s) for o, s in contract.checked}
+    assert {("createGameSession", 201), ("getCurrentGameSession", 200)} <= statuses
+    assert ("revokeGameSession", 204) in statuses
+    # The revoked session is refused from then on, as the spec declares too.
+    gone = api.get("/api/v1/sessions/current", auth={"Authorization": f"Bearer {bare['token']}"})
+    assert check("getCurrentGameSession", gone)["code"] == "unauthenticated"
+
+
 # ---------------------------------------------------------------- issuing
 
 
@@ -240,6 +293,101 @@ def test_session_token_is_refused_on_operator_routes_and_token_reissue(
     assert api.get("/api/v1/sessions/current", auth=auth).status_code == 200
     assert api.balance(funded) == 100_000
     assert api.get("/api/v1/tables/classic", auth=auth).get_json()["active"] is True
+
+
+def _limits(api: Api, player: Player, body: dict[str, Any], auth: dict[str, str]) -> Any:
+    return api.put(f"/api/v1/players/{player.id}/limits", body, auth=auth)
+
+
+def test_session_token_may_protect_the_player(api: Api, funded: Player) -> None:
+    """Reading and lowering limits, reality checks, statements, protection reads and an
+    exclusion: what protects the player is one click away inside the game."""
+    session = launch(api, funded, table_id="classic")
+    auth = session.auth
+    base = f"/api/v1/players/{funded.id}"
+    first = _limits(
+        api,
+        funded,
+        {"currency": "EUR", "deposit": {"day": 5000}, "session_minutes": 120},
+        auth,
+    )
+    assert first.status_code == 200, first.get_json()
+    lower = _limits(
+        api,
+        funded,
+        {"currency": "EUR", "deposit": {"day": 4000}, "loss": {"week": 900}},
+        auth,
+    )
+    assert lower.status_code == 200, lower.get_json()
+    money = {(m["limit"], m["period"]): m for m in lower.get_json()["limits"]["money"]}
+    assert money[("deposit", "day")]["amount"] == 4000
+    assert money[("loss", "week")]["amount"] == 900
+    assert money[("deposit", "day")]["pending"] is None
+    # Asking for what is in force, or lowering a time limit, is fine too.
+    same = _limits(api, funded, {"session_minutes": 120, "reality_check_minutes": 20}, auth)
+    assert same.status_code == 200, same.get_json()
+    assert api.get(f"{base}/limits", auth=auth).status_code == 200
+    assert api.get(f"{base}/limits/history", auth=auth).status_code == 200
+    assert api.get(f"{base}/protection", auth=auth).status_code == 200
+    acknowledged = api.post(f"{base}/reality-check", auth=auth)
+    assert acknowledged.status_code == 200, acknowledged.get_json()
+    span = "from=2030-01-01T00:00:00Z&to=2030-01-03T00:00:00Z"
+    assert api.get(f"{base}/statement?{span}", auth=auth).status_code == 200
+    excluded = api.post(f"{base}/exclusions", {"kind": "cool_off", "days": 1}, auth=auth)
+    assert excluded.status_code == 201, excluded.get_json()
+    assert_problem(
+        api.post("/api/v1/rounds", {"table_id": "classic", "ante": 100}, auth, new_key()),
+        403,
+        "cooling_off",
+    )
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"currency": "EUR", "deposit": {"day": 6000}},  # a higher money limit
+        {"currency": "EUR", "deposit": {"day": None}},  # a removal
+        {"currency": "EUR", "deposit": {"day": 1000}, "loss": {"day": 2001}},  # mixed
+        {"session_minutes": 121},  # a longer session
+        {"reality_check_minutes": None},  # no more reality checks
+    ],
+)
+def test_session_token_may_not_raise_or_remove_a_limit(
+    api: Api, funded: Player, body: dict[str, Any]
+) -> None:
+    session = launch(api, funded, table_id="classic")
+    base = f"/api/v1/players/{funded.id}"
+    start = {
+        "currency": "EUR",
+        "deposit": {"day": 5000},
+        "loss": {"day": 2000},
+        "session_minutes": 120,
+        "reality_check_minutes": 30,
+    }
+    assert _limits(api, funded, start, funded.auth).status_code == 200
+    before = api.get(f"{base}/limits", auth=funded.auth).get_json()
+    history = api.get(f"{base}/limits/history", auth=funded.auth).get_json()
+
+    problem = assert_problem(_limits(api, funded, body, session.auth), 403, "forbidden")
+    assert "lower" in problem["detail"] and "player's own token" in problem["detail"]
+    # Nothing changed, not even the lower limit asked for alongside.
+    assert api.get(f"{base}/limits", auth=funded.auth).get_json() == before
+    assert api.get(f"{base}/limits/history", auth=funded.auth).get_json() == history
+
+    # The player's own token (and the operator) may still ask for it, under the 24-hour rule.
+    own = _limits(api, funded, body, funded.auth)
+    assert own.status_code == 200, own.get_json()
+    assert own.get_json()["changes"] and any(
+        change["effective_at"] != change["requested_at"] for change in own.get_json()["changes"]
+    )
+
+
+def test_session_token_is_documented_as_refused_raising_limits(api: Api) -> None:
+    operation = api.get("/api/v1/openapi.json").get_json()["paths"][
+        "/api/v1/players/{player_id}/limits"
+    ]["put"]
+    assert "403" in operation["responses"]
+    assert "game session" in operation["description"]
 
 
 def test_session_token_sees_only_its_player(api: Api, funded: Player) -> None:

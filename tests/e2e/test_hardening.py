@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
 import secrets
 import threading
@@ -23,39 +24,71 @@ from .helpers import Api, Player, assert_problem, new_key
 # ---------------------------------------------------------------- 3: concurrent seed changes
 
 
+def _server_seeds(database_url: str, player_id: str) -> tuple[int, int]:
+    """The player's server seed rows in the database: (active ones, all)."""
+    from sqlalchemy import create_engine, func, select
+
+    from casino.store.models import ServerSeed
+
+    engine = create_engine(database_url)
+    try:
+        with engine.connect() as connection:
+            rows = connection.execute(
+                select(ServerSeed.active, func.count())
+                .where(ServerSeed.player_id == player_id)
+                .group_by(ServerSeed.active)
+            ).all()
+    finally:
+        engine.dispose()
+    counts = {bool(active): int(n) for active, n in rows}
+    return counts.get(True, 0), sum(counts.values())
+
+
 @pytest.mark.postgres
 def test_concurrent_rotations_and_client_seed_updates_never_fail_on_postgres(
     postgres_app: Flask,
 ) -> None:
-    """10 threads x 40 rotations (every other one a client-seed update) on one player: each
-    answers 200 or 409, never a 5xx, and the player still has exactly one active seed."""
+    """10 threads x 40 rotations on one player, half the threads also changing the client
+    seed after each rotation: each answers 200 or 409 seed_rotation_in_progress, never a
+    5xx; afterwards the player has exactly one active server seed and one revealed seed per
+    rotation that succeeded."""
     api = Api(postgres_app.test_client())
     player = api.create_player()
+    api.get(f"/api/v1/players/{player.id}/seeds", auth=player.auth)  # the first pair
     statuses: Counter[int] = Counter()
+    rotated = [0]  # rotations that answered 200
     failures: list[Any] = []
     lock = threading.Lock()
     barrier = threading.Barrier(10)
+
+    def note(kind: str, response: Any) -> None:
+        with lock:
+            statuses[response.status_code] += 1
+            busy = response.status_code == 409
+            if busy and response.get_json()["code"] == "seed_rotation_in_progress":
+                return
+            if response.status_code != 200:
+                failures.append((kind, response.status_code, response.get_json()))
+            elif kind == "rotate":
+                rotated[0] += 1
 
     def work(thread: int) -> None:
         client = postgres_app.test_client()
         barrier.wait(timeout=30)
         for i in range(40):
-            if (thread + i) % 2:
-                response = client.post(
-                    f"/api/v1/players/{player.id}/seeds/rotate", headers=player.auth
+            note(
+                "rotate",
+                client.post(f"/api/v1/players/{player.id}/seeds/rotate", headers=player.auth),
+            )
+            if thread % 2:
+                note(
+                    "client",
+                    client.put(
+                        f"/api/v1/players/{player.id}/seeds/client",
+                        json={"client_seed": f"t{thread}-{i}"},
+                        headers=player.auth,
+                    ),
                 )
-            else:
-                response = client.put(
-                    f"/api/v1/players/{player.id}/seeds/client",
-                    json={"client_seed": f"t{thread}-{i}"},
-                    headers=player.auth,
-                )
-            with lock:
-                statuses[response.status_code] += 1
-                if response.status_code not in (200, 409):
-                    failures.append((response.status_code, response.get_json()))
-                elif response.status_code == 409:
-                    assert response.get_json()["code"] == "seed_rotation_in_progress"
 
     threads = [threading.Thread(target=work, args=(t,)) for t in range(10)]
     for thread in threads:
@@ -64,7 +97,11 @@ def test_concurrent_rotations_and_client_seed_updates_never_fail_on_postgres(
         thread.join(timeout=300)
     assert not any(t.is_alive() for t in threads), "a request hung"
     assert failures == [], (statuses, failures[:3])
-    assert sum(statuses.values()) == 400 and statuses[200] > 0, statuses
+    assert not any(status >= 500 for status in statuses), statuses
+    assert sum(statuses.values()) == 10 * 40 + 5 * 40 and rotated[0] > 0, statuses
+    active, every = _server_seeds(postgres_app.config["DATABASE_URL"], player.id)
+    assert active == 1
+    assert every == 1 + rotated[0]  # the first pair, then one revealed seed per rotation
     seeds = api.get(f"/api/v1/players/{player.id}/seeds", auth=player.auth)
     assert seeds.status_code == 200, seeds.get_json()
 
@@ -315,11 +352,73 @@ def test_production_accepts_random_operator_tokens(
     from casino.api.database import EXTENSION_KEY
 
     good = [secrets.token_urlsafe(32), secrets.token_hex(32), "op_" + secrets.token_urlsafe(32)]
+    monkeypatch.setenv("RATELIMIT_STORAGE_URI", "memory://")
     monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'prod.db'}")
     monkeypatch.setenv("CASINO_SIGNING_KEY", "ab" * 32)
     monkeypatch.setenv("CASINO_OPERATOR_TOKENS", ",".join(good))
     app = create_app("production")
     assert app.config["CASINO_OPERATOR_TOKENS"] == good
+    app.extensions[EXTENSION_KEY].engine.dispose()
+
+
+# ---------------------------------------------------------------- 9: shared auth counters
+
+
+def _production_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'prod.db'}")
+    monkeypatch.setenv("CASINO_SIGNING_KEY", "ab" * 32)
+    monkeypatch.setenv("CASINO_OPERATOR_TOKENS", secrets.token_urlsafe(32))
+    monkeypatch.delenv("RATELIMIT_STORAGE_URI", raising=False)
+    monkeypatch.delenv("REDIS_URL", raising=False)
+
+
+def test_production_refuses_to_count_failed_authentications_per_process_by_default(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import config
+    from casino import create_app
+
+    _production_env(monkeypatch, tmp_path)
+    with pytest.raises(config.ConfigError, match="RATELIMIT_STORAGE_URI") as refused:
+        create_app("production")
+    assert "REDIS_URL" in str(refused.value) and "memory://" in str(refused.value)
+    # Commands that build no app (the sealer, resolve-stale) still read the settings.
+    settings = config.settings({**os.environ, "CASINO_ENV": "production"})
+    assert settings["RATELIMIT_STORAGE_URI"] is None
+
+
+@pytest.mark.parametrize(
+    ("variable", "uri"),
+    [
+        ("RATELIMIT_STORAGE_URI", "redis://127.0.0.1:6379/0"),
+        ("REDIS_URL", "redis://127.0.0.1:6379/1"),
+    ],
+)
+def test_production_starts_with_a_shared_counter_store(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, variable: str, uri: str
+) -> None:
+    from casino import create_app
+    from casino.api.database import EXTENSION_KEY
+
+    _production_env(monkeypatch, tmp_path)
+    monkeypatch.setenv(variable, uri)
+    app = create_app("production")  # naming the store connects to nothing yet
+    assert app.config["RATELIMIT_STORAGE_URI"] == uri
+    app.extensions[EXTENSION_KEY].engine.dispose()
+
+
+def test_production_counts_per_process_only_when_told_to(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from casino import create_app
+    from casino.api.database import EXTENSION_KEY
+
+    _production_env(monkeypatch, tmp_path)
+    monkeypatch.setenv("RATELIMIT_STORAGE_URI", "memory://")
+    with caplog.at_level("WARNING", logger="casino.api.throttling"):
+        app = create_app("production")
+    assert app.config["RATELIMIT_STORAGE_URI"] == "memory://"
+    assert "per worker process" in caplog.text
     app.extensions[EXTENSION_KEY].engine.dispose()
 
 
@@ -471,6 +570,7 @@ def test_a_held_lock_costs_a_bet_the_lock_timeout_and_a_503(database_url: str) -
         app.extensions[EXTENSION_KEY].engine.dispose()
 
 
+@pytest.mark.postgres
 def test_ready_waits_on_the_tables_a_bet_needs_not_just_select_1(postgres_app: Flask) -> None:
     """A table locked for a migration: SELECT 1 still answers, bets do not, so neither does
     readiness (within the lock timeout)."""

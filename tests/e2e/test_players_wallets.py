@@ -47,6 +47,48 @@ def test_create_player_returns_token_once(api: Api) -> None:
     assert own.status_code == 200
 
 
+def test_an_idempotent_creation_stores_no_token_in_clear(api: Api, database_url: str) -> None:
+    """The record a replay answers from holds the player, never its token (nor anything of
+    it): a database dump or a backup must not hand out players' credentials."""
+    from sqlalchemy import create_engine, select, text
+
+    from casino.store.models import IdempotencyRecord
+
+    key = new_key()
+    body = {"external_ref": "crm-kept", "display_name": "Kept"}
+    created = api.post("/api/v1/players", body, auth=api.operator_auth, key=key)
+    assert created.status_code == 201, created.get_json()
+    token = created.get_json()["token"]
+    assert token.startswith("pl_")
+    secret = token.removeprefix("pl_")
+
+    engine = create_engine(database_url)
+    try:
+        with engine.connect() as connection:
+            records = connection.execute(
+                select(IdempotencyRecord.status, IdempotencyRecord.body).where(
+                    IdempotencyRecord.key == key
+                )
+            ).all()
+            # Every column as the database holds it, the body as its stored JSON text.
+            raw = connection.execute(
+                text("SELECT * FROM idempotency_records WHERE key = :key"), {"key": key}
+            ).all()
+    finally:
+        engine.dispose()
+    assert len(records) == 1 and len(raw) == 1
+    status, stored_body = records[0]
+    assert status == 201 and stored_body["id"] == created.get_json()["id"]
+    assert stored_body["token"] is None
+    stored = repr(tuple(raw[0]))
+    assert secret not in stored and secret[:16] not in stored
+    # The replay answers from that record: the same player, no token.
+    replay = api.post("/api/v1/players", body, auth=api.operator_auth, key=key)
+    assert replay.headers.get("Idempotent-Replayed") == "true"
+    assert replay.get_json()["id"] == created.get_json()["id"]
+    assert replay.get_json()["token"] is None
+
+
 def test_display_name_is_optional(api: Api) -> None:
     response = api.post("/api/v1/players", {"external_ref": "no-name"}, auth=api.operator_auth)
     assert response.status_code == 201

@@ -10,6 +10,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from flask import Flask
+
 from casino.ledger.audit import format_report
 
 from .helpers import (
@@ -296,6 +298,72 @@ def test_war_within_the_limits_counts_the_raise(
     assert capi.balance(gambler) == 1_000_000 + body["net"]
 
 
+def test_a_tie_at_the_edge_of_a_loss_limit_may_surrender_but_not_go_to_war(
+    capi: Api, gambler: Player, database_url: str
+) -> None:
+    """The bet fits the loss limit exactly; the war's raise could lose as much again, so war
+    is refused and the round stays open; surrender risks nothing more and settles it."""
+    set_limits(capi, gambler, {"currency": "EUR", "loss": {"day": 100}}, gambler.auth)
+    steer_next_deal(capi, database_url, gambler, is_tie)
+    tied = capi.bet(gambler, ante=100)
+    assert tied.status_code == 201, tied.get_json()
+    round_id = tied.get_json()["id"]
+    assert tied.get_json()["status"] == "awaiting_decision"
+    assert money_limit(limits_of(capi, gambler), "loss", "day")["used"] == 100
+
+    war = assert_problem(decide(capi, gambler, round_id, "war"), 409, "limit_exceeded")
+    assert (war["limit"], war["period"], war["limit_amount"]) == ("loss", "day", 100)
+    assert (war["used"], war["remaining"]) == (100, 0)
+    assert war["resets_at"] == iso(datetime(2031, 3, 6, tzinfo=UTC))
+    recalled = capi.get(f"/api/v1/rounds/{round_id}", auth=gambler.auth).get_json()
+    assert recalled["status"] == "awaiting_decision" and recalled["bets"]["raise"] == 0
+    assert capi.balance(gambler) == 1_000_000 - 100
+
+    done = decide(capi, gambler, round_id, "surrender")
+    assert done.status_code == 200, done.get_json()
+    body = done.get_json()
+    assert body["status"] == "settled" and body["decision"]["action"] == "surrender"
+    assert body["net"] == -50 and capi.balance(gambler) == 1_000_000 - 50
+    day = money_limit(limits_of(capi, gambler), "loss", "day")
+    assert (day["used"], day["remaining"]) == (50, 50)
+    audit_ok(database_url)
+
+
+def test_resolve_stale_surrenders_where_the_limits_forbid_war(
+    capi: Api, clocked_app: Flask, database_url: str, clock: Clock
+) -> None:
+    """docs/player-protection.md: ``casino resolve-stale`` goes to war only when the limits
+    allow it and surrenders otherwise (the service the command runs, on the app's clock)."""
+    from casino.api.database import EXTENSION_KEY
+    from casino.service.rounds import resolve_stale
+
+    capi.create_table("classic", min_ante=10, bet_increment=10)
+    limited, free = capi.create_player(), capi.create_player()
+    for someone in (limited, free):
+        capi.deposit(someone, 10_000)
+    # A weekly limit: the day after (when the round is stale) is the same week.
+    set_limits(capi, limited, {"currency": "EUR", "loss": {"week": 100}}, limited.auth)
+    opened = {}
+    for someone in (limited, free):
+        steer_next_deal(capi, database_url, someone, is_tie)
+        tied = capi.bet(someone, ante=100).get_json()
+        assert tied["status"] == "awaiting_decision"
+        opened[someone.id] = tied["id"]
+
+    clock.advance(hours=25)
+    with clocked_app.extensions[EXTENSION_KEY].unit_of_work() as uow:
+        resolved = {view.player_id: view for view in resolve_stale(uow, timedelta(hours=24))}
+        uow.commit()
+    assert set(resolved) == {limited.id, free.id}
+    assert resolved[limited.id].decision == {"action": "surrender", "decided_by": "system"}
+    assert resolved[free.id].decision == {"action": "war", "decided_by": "system"}
+    recalled = capi.get(f"/api/v1/rounds/{opened[limited.id]}", auth=limited.auth).get_json()
+    assert recalled["status"] == "settled" and recalled["net"] == -50
+    assert capi.balance(limited) == 10_000 - 50
+    assert money_limit(limits_of(capi, limited), "loss", "week")["used"] == 50
+    audit_ok(database_url)
+
+
 def test_limits_in_another_currency_do_not_count(capi: Api, gambler: Player) -> None:
     set_limits(capi, gambler, {"currency": "USD", "wager": {"day": 1}})
     assert capi.bet(gambler, ante=100).status_code == 201
@@ -339,6 +407,33 @@ def test_the_session_limit_ends_play_until_a_break(
     assert session["ends_at"] == iso(clock.now + timedelta(minutes=60))
 
 
+def test_a_round_awaiting_a_decision_may_be_finished_after_the_session_limit(
+    capi: Api, gambler: Player, database_url: str, clock: Clock
+) -> None:
+    """The session limit stops new play, not a stake already on the table."""
+    set_limits(capi, gambler, {"session_minutes": 60}, gambler.auth)
+    steer_next_deal(capi, database_url, gambler, lambda d: not d.is_tie)
+    assert capi.bet(gambler).status_code == 201  # the session starts
+    clock.advance(minutes=25)
+    steer_next_deal(capi, database_url, gambler, lambda d: not d.is_tie)
+    assert capi.bet(gambler).status_code == 201
+    clock.advance(minutes=25)
+    steer_next_deal(capi, database_url, gambler, is_tie)
+    tied = capi.bet(gambler).get_json()
+    assert tied["status"] == "awaiting_decision"
+    clock.advance(minutes=10)  # 60 minutes: the session limit is reached
+    protection = capi.get(f"/api/v1/players/{gambler.id}/protection", auth=gambler.auth)
+    assert protection.get_json()["session"]["ends_at"] == iso(START + timedelta(minutes=60))
+
+    decided = decide(capi, gambler, tied["id"], "war")
+    assert decided.status_code == 200, decided.get_json()
+    assert decided.get_json()["status"] == "settled"
+    # ...and no new round after it.
+    steer_next_deal(capi, database_url, gambler, lambda d: not d.is_tie)
+    assert_problem(capi.bet(gambler), 403, "session_time_limit")
+    audit_ok(database_url)
+
+
 def test_a_due_reality_check_is_in_every_round_answer_until_acknowledged(
     capi: Api, gambler: Player, database_url: str, clock: Clock
 ) -> None:
@@ -369,13 +464,16 @@ def test_a_due_reality_check_is_in_every_round_answer_until_acknowledged(
     tied = capi.bet(gambler).get_json()
     assert tied["reality_check"] is not None
     assert decide(capi, gambler, tied["id"], "surrender").get_json()["reality_check"] is not None
-    # Recall is history, not a reminder.
-    assert (
-        capi.get(f"/api/v1/rounds/{tied['id']}", auth=gambler.auth).get_json()["reality_check"]
-        is None
-    )
+    # The player's recall reports it too (a client polling a round sees it); the operator's
+    # does not (it is the player's reminder).
+    recall = f"/api/v1/rounds/{tied['id']}"
+    recalled = capi.get(recall, auth=gambler.auth)
+    assert recalled.status_code == 200
+    assert recalled.get_json()["reality_check"] == {**check, "minutes_played": 35}
+    assert capi.get(recall, auth=capi.operator_auth).get_json()["reality_check"] is None
     ack = capi.post(check["acknowledge"], auth=gambler.auth)
     assert ack.status_code == 200 and ack.get_json()["reality_check"] is None
+    assert capi.get(recall, auth=gambler.auth).get_json()["reality_check"] is None
     assert bet()["reality_check"] is None
     clock.advance(minutes=20)
     assert bet()["reality_check"] is None

@@ -60,6 +60,8 @@ def server_env(tmp_path: Path) -> dict[str, str]:
         CASINO_OPERATOR_TOKENS=OPERATOR_TOKEN,
         CASINO_SIGNING_KEY="44" * 32,
         WEB_CONCURRENCY="1",
+        # One worker: per-process counters are the whole count (production asks to be told).
+        RATELIMIT_STORAGE_URI="memory://",
     )
     return env
 

@@ -9,7 +9,7 @@ from flask.views import MethodView
 from casino.api import clock
 from casino.api.auth import OPERATOR, PLAYER, current_principal, requires
 from casino.api.json_body import ApiBlueprint
-from casino.api.openapi import error_responses
+from casino.api.openapi import error_responses, problem_codes
 from casino.api.resources._uow import read, write
 from casino.api.schemas_sessions import (
     GameSessionCreatedSchema,
@@ -32,12 +32,18 @@ class PlayerSessions(MethodView):
     @requires(OPERATOR)
     @blp.arguments(GameSessionCreateSchema(), required=False)
     @blp.response(201, GameSessionCreatedSchema)
-    @blp.doc(operationId="createGameSession", responses=error_responses(404, 422))
+    @blp.doc(
+        operationId="createGameSession",
+        responses=error_responses(404, 422),
+        **problem_codes("validation_failed", "player_not_found", "table_not_found"),
+    )
     def post(self, data: dict[str, Any], player_id: str) -> dict[str, Any]:
         """Launch: a game session for the player, and the client's launch_url.
 
         The token authenticates the player on its own routes only (wallets and transactions,
-        rounds and decisions, seeds), never as an operator, until ``expires_at`` (then 401
+        rounds and decisions, seeds, and what protects the player: lowering limits,
+        exclusions, reality checks, statements; raising or removing a limit is 403
+        forbidden), never as an operator, until ``expires_at`` (then 401
         session_expired) or until DELETE /sessions/{id}. Shown once, stored hashed. Not
         idempotent by key: a retry opens another session.
         """
@@ -65,7 +71,11 @@ class PlayerSessions(MethodView):
 class CurrentSession(MethodView):
     @requires(PLAYER)
     @blp.response(200, GameSessionSchema)
-    @blp.doc(operationId="getCurrentGameSession", responses=error_responses(404))
+    @blp.doc(
+        operationId="getCurrentGameSession",
+        responses=error_responses(404),
+        **problem_codes("session_not_found"),
+    )
     def get(self) -> service.GameSessionView:
         """The game session of the calling token: who the player is, which table it was
         launched for and when it ends. 404 session_not_found for a token that is not a game
@@ -81,7 +91,11 @@ class CurrentSession(MethodView):
 class GameSession(MethodView):
     @requires(OPERATOR)
     @blp.response(204)
-    @blp.doc(operationId="revokeGameSession", responses=error_responses(404))
+    @blp.doc(
+        operationId="revokeGameSession",
+        responses=error_responses(404),
+        **problem_codes("session_not_found"),
+    )
     def delete(self, session_id: str) -> None:
         """Revoke the session: its token is refused from now on (again: no change)."""
         write(lambda uow: service.revoke_session(uow, session_id, clock.now()))

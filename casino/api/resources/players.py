@@ -12,7 +12,7 @@ from marshmallow import RAISE
 from casino.api import idempotency
 from casino.api.auth import OPERATOR, PLAYER, ensure_visible_player, requires
 from casino.api.json_body import ApiBlueprint
-from casino.api.openapi import error_responses
+from casino.api.openapi import error_responses, problem_codes
 from casino.api.resources._uow import read, write
 from casino.api.schemas import (
     NoFieldsSchema,
@@ -34,7 +34,17 @@ class Players(MethodView):
     @idempotency.optional
     @blp.arguments(PlayerCreateSchema())
     @blp.response(201, PlayerCreatedSchema)
-    @blp.doc(operationId="createPlayer", responses=error_responses(409, 422))
+    @blp.doc(
+        operationId="createPlayer",
+        responses=error_responses(409, 422),
+        **problem_codes(
+            "validation_failed",
+            "duplicate_external_ref",
+            "idempotency_key_invalid",
+            "idempotency_key_reused",
+            "request_in_progress",
+        ),
+    )
     def post(self, data: dict[str, Any]) -> Response | dict[str, Any]:
         """Create a player and its bearer token (shown only in this response).
 

@@ -9,7 +9,7 @@ from marshmallow import RAISE
 
 from casino.api.auth import OPERATOR, PLAYER, current_principal, ensure_visible_player, requires
 from casino.api.json_body import ApiBlueprint
-from casino.api.openapi import error_responses
+from casino.api.openapi import error_responses, problem_codes
 from casino.api.resources._uow import read, write
 from casino.api.schemas import NoFieldsSchema, PageQuerySchema
 from casino.api.schemas_protection import (
@@ -38,7 +38,7 @@ blp = ApiBlueprint(
 
 def _actor() -> Actor:
     principal = current_principal()
-    return Actor(principal.role, principal.subject)
+    return Actor(principal.role, principal.subject, principal.session_id)
 
 
 @blp.route("/<uuid_str:player_id>/limits")
@@ -55,7 +55,13 @@ class Limits(MethodView):
     @requires(OPERATOR, PLAYER)
     @blp.arguments(LimitsInputSchema())
     @blp.response(200, LimitsUpdateSchema)
-    @blp.doc(operationId="setLimits", responses=error_responses(404, 422))
+    @blp.doc(
+        operationId="setLimits",
+        responses=error_responses(403, 404, 422),
+        **problem_codes(
+            "validation_failed", "player_not_found", "unsupported_currency", "forbidden"
+        ),
+    )
     def put(self, data: dict[str, Any], player_id: str) -> limits.LimitsUpdateView:
         """Set limits: each one given is set, null removes it, the others stay as they are.
 
@@ -63,6 +69,8 @@ class Limits(MethodView):
         later (its ``effective_at``; until then the one in force stays). Asking for the
         limit in force cancels a pending change. Money limits are per ``currency``, per
         calendar day, week (from Monday) and month in UTC. Every change goes to the history.
+        A game session's token may lower limits but not raise or remove one (403
+        ``forbidden``, nothing changed): that is asked with the player's own token.
         """
         ensure_visible_player(player_id)
         actor = _actor()
@@ -123,7 +131,11 @@ class Exclusions(MethodView):
     @requires(OPERATOR, PLAYER)
     @blp.arguments(ExclusionInputSchema())
     @blp.response(201, ProtectionSchema)
-    @blp.doc(operationId="excludePlayer", responses=error_responses(404, 409, 422))
+    @blp.doc(
+        operationId="excludePlayer",
+        responses=error_responses(404, 409, 422),
+        **problem_codes("validation_failed", "player_not_found", "exclusion_in_force"),
+    )
     def post(self, data: dict[str, Any], player_id: str) -> accounts.ProtectionView:
         """Start a cool-off (``days``: 1 to 42) or a self-exclusion (``months``: 6 to 60).
 

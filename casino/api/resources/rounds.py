@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from flask.views import MethodView
@@ -19,7 +20,12 @@ from casino.api.auth import (
     scope_player_id,
 )
 from casino.api.json_body import ApiBlueprint
-from casino.api.openapi import error_responses
+from casino.api.openapi import (
+    ACCOUNT_BLOCKED_CODES,
+    IDEMPOTENCY_CODES,
+    error_responses,
+    problem_codes,
+)
 from casino.api.resources._uow import read
 from casino.api.schemas import (
     BetSchema,
@@ -29,8 +35,10 @@ from casino.api.schemas import (
     RoundsQuerySchema,
     round_body,
 )
+from casino.service import protection
 from casino.service import rounds as round_service
 from casino.service.views import Page, RoundView
+from casino.store.uow import UnitOfWork
 
 blp = ApiBlueprint("rounds", __name__, url_prefix="/api/v1/rounds", description="Rounds")
 
@@ -41,7 +49,27 @@ class Rounds(MethodView):
     @idempotency.required
     @blp.arguments(BetSchema())
     @blp.response(201, RoundSchema)
-    @blp.doc(operationId="placeBet", responses=error_responses(404, 409, 422))
+    @blp.doc(
+        operationId="placeBet",
+        responses=error_responses(403, 404, 409, 422),
+        **problem_codes(
+            "validation_failed",
+            *IDEMPOTENCY_CODES,
+            "table_not_found",
+            "table_inactive",
+            "ante_out_of_range",
+            "ante_not_multiple_of_increment",
+            "tie_bet_out_of_range",
+            "tie_bet_not_multiple_of_increment",
+            "insufficient_funds",
+            "round_in_progress",
+            "client_seed_fixed",
+            "seed_rotation_in_progress",
+            "limit_exceeded",
+            *ACCOUNT_BLOCKED_CODES,
+            "session_time_limit",
+        ),
+    )
     def post(self, data: dict[str, Any]) -> Response:
         """Bet: the ante (and an optional tie bet) leave the wallet and two cards are dealt.
 
@@ -98,9 +126,19 @@ class Round(MethodView):
     @blp.response(200, RoundSchema)
     @blp.doc(operationId="getRound", responses=error_responses(404))
     def get(self, round_id: str) -> RoundView:
-        """A round's full recall: cards, war, decision, bets, payouts and fairness data."""
+        """A round's full recall: cards, war, decision, bets, payouts and fairness data.
+
+        For the player, ``reality_check`` is the one due now, as in bet and decision
+        answers, until acknowledged; an operator's recall has it null."""
         scope = scope_player_id()
-        return read(lambda uow: round_service.get_round(uow, round_id, scope))
+
+        def recall(uow: UnitOfWork) -> RoundView:
+            view = round_service.get_round(uow, round_id, scope)
+            if scope is None:
+                return view
+            return replace(view, reality_check=protection.due_reality_check(uow, scope))
+
+        return read(recall)
 
 
 @blp.route("/<uuid_str:round_id>/decision")
@@ -109,7 +147,19 @@ class RoundDecision(MethodView):
     @idempotency.required
     @blp.arguments(DecisionSchema())
     @blp.response(200, RoundSchema)
-    @blp.doc(operationId="decideRound", responses=error_responses(404, 409, 422))
+    @blp.doc(
+        operationId="decideRound",
+        responses=error_responses(404, 409, 422),
+        **problem_codes(
+            "validation_failed",
+            *IDEMPOTENCY_CODES,
+            "round_not_found",
+            "round_not_awaiting_decision",
+            "surrender_not_allowed",
+            "insufficient_funds",
+            "limit_exceeded",
+        ),
+    )
     def post(self, data: dict[str, Any], round_id: str) -> Response:
         """Surrender (half the ante back) or go to war (raise = ante) on a tied round.
 

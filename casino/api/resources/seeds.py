@@ -8,7 +8,7 @@ from flask.views import MethodView
 
 from casino.api.auth import OPERATOR, PLAYER, acting_player_id, ensure_visible_player, requires
 from casino.api.json_body import ApiBlueprint
-from casino.api.openapi import error_responses
+from casino.api.openapi import error_responses, problem_codes
 from casino.api.resources._uow import read, write
 from casino.api.schemas import ClientSeedSchema, RotateSchema, RotationSchema, SeedsSchema
 from casino.service import seeds as seed_service
@@ -54,7 +54,16 @@ class Rotate(MethodView):
     @requires(PLAYER)
     @blp.arguments(RotateSchema(), required=False)
     @blp.response(200, RotationSchema)
-    @blp.doc(operationId="rotateSeeds", responses=error_responses(404, 409, 422))
+    @blp.doc(
+        operationId="rotateSeeds",
+        responses=error_responses(404, 409, 422),
+        **problem_codes(
+            "validation_failed",
+            "player_not_found",
+            "round_in_progress",
+            "seed_rotation_in_progress",
+        ),
+    )
     def post(self, data: dict[str, Any], player_id: str) -> RotationView:
         """Reveal the active server seed, make the committed next one active, commit a new next.
 

@@ -11,7 +11,12 @@ from marshmallow import RAISE
 from casino.api import idempotency
 from casino.api.auth import OPERATOR, PLAYER, ensure_visible_player, requires
 from casino.api.json_body import ApiBlueprint
-from casino.api.openapi import error_responses
+from casino.api.openapi import (
+    ACCOUNT_BLOCKED_CODES,
+    IDEMPOTENCY_CODES,
+    error_responses,
+    problem_codes,
+)
 from casino.api.resources._uow import read
 from casino.api.schemas import (
     MoneyMovementSchema,
@@ -37,7 +42,19 @@ class Deposits(MethodView):
     @idempotency.required
     @blp.arguments(MoneyMovementSchema())
     @blp.response(201, TransactionSchema)
-    @blp.doc(operationId="deposit", responses=error_responses(404, 422))
+    @blp.doc(
+        operationId="deposit",
+        responses=error_responses(404, 422),
+        **problem_codes(
+            "validation_failed",
+            *IDEMPOTENCY_CODES,
+            "player_not_found",
+            "unsupported_currency",
+            "duplicate_reference",
+            "limit_exceeded",
+            *ACCOUNT_BLOCKED_CODES,
+        ),
+    )
     def post(self, data: dict[str, Any], player_id: str) -> Response:
         """Credit a player's wallet (created by the first deposit in a currency)."""
         return idempotency.respond(
@@ -55,7 +72,18 @@ class Withdrawals(MethodView):
     @idempotency.required
     @blp.arguments(MoneyMovementSchema())
     @blp.response(201, TransactionSchema)
-    @blp.doc(operationId="withdraw", responses=error_responses(404, 409, 422))
+    @blp.doc(
+        operationId="withdraw",
+        responses=error_responses(404, 409, 422),
+        **problem_codes(
+            "validation_failed",
+            *IDEMPOTENCY_CODES,
+            "player_not_found",
+            "unsupported_currency",
+            "insufficient_funds",
+            "duplicate_reference",
+        ),
+    )
     def post(self, data: dict[str, Any], player_id: str) -> Response:
         """Debit a player's wallet; beyond the balance -> 409 insufficient_funds."""
         return idempotency.respond(
