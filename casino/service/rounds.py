@@ -424,7 +424,8 @@ def _is_uuid(value: object) -> bool:
 
 
 def round_view(row: RoundRow, reality_check: dict[str, Any] | None = None) -> RoundView:
-    """``reality_check``: the one due now (bet and decision answers only; None in recall)."""
+    """``reality_check``: the one due now (in the player's answers: bets, decisions and their
+    own recall; None for an operator's read)."""
     record = row.round
     decision: dict[str, Any] | None = None
     if record.decision is not None:

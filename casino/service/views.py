@@ -158,8 +158,8 @@ class RoundView:
     settled_at: datetime | None
     rules: dict[str, Any] = field(default_factory=dict)
     outcomes: dict[str, str] = field(default_factory=dict)
-    #: A reality check due now (casino.service.protection.reality_check): bet and decision
-    #: answers only, until the player acknowledges it.
+    #: A reality check due now (casino.service.protection.reality_check): in every round
+    #: answer the player gets (bets, decisions, recall) until the player acknowledges it.
     reality_check: dict[str, Any] | None = None
 
 
