@@ -137,11 +137,12 @@ def test_a_reality_check_and_fresh_client_seeds(server: Server, browser: WebDriv
 
     ack.click()
     wait_for(browser, lambda d: not dialog_open(d), "the reality check did not close")
+    # Announced as the dialog closes (before a tie's surrender below announces its own result).
+    wait_for(browser, lambda d: "acknowledged" in by_id(d, "announcer").text, "not announced")
     finish(browser, 1)
     assert not by_id(browser, "reality-check").is_displayed()
     protection = operator.call("GET", f"/api/v1/players/{player_id}/protection")
     assert protection["reality_check"] is None
-    wait_for(browser, lambda d: "acknowledged" in by_id(d, "announcer").text, "not announced")
     wait_for(browser, enabled("deal"), "Deal stays locked after the acknowledgement")
     play(browser, 2)
     assert not dialog_open(browser)  # acknowledged: the next interval starts now

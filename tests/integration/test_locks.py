@@ -130,6 +130,20 @@ def assert_only(player: str, locks: dict[str, list[tuple[Any, str]]]) -> None:
     assert strangers == {}, f"rows of others locked: {strangers}"
 
 
+
+def bet_meanwhile(svc: Svc, player_id: str, ante: int, tie_bet: int = 0) -> None:
+    """Another player's bet while ours is held open, bounded by a 1 s lock wait; a tie (1 in
+    13.5) is surrendered at once, so the same player can bet again later in the test."""
+    with svc.uow() as uow:
+        uow.session.execute(text("SET LOCAL lock_timeout = '1s'"))
+        view = rounds.place_bet(uow, player_id, "classic", ante, tie_bet)
+        uow.commit()
+    if view.status == "awaiting_decision":
+        with svc.uow() as uow:
+            uow.session.execute(text("SET LOCAL lock_timeout = '1s'"))
+            rounds.decide(uow, view.id, "surrender", player_id=player_id)
+            uow.commit()
+
 @postgres_only
 def test_every_table_is_inspected(observer: Engine) -> None:
     with observer.connect() as conn:
@@ -157,10 +171,7 @@ def test_a_bet_locks_only_its_players_rows(
         seen["other"] = other_locks(observer, xid)
 
         # Meanwhile another player bets and deposits, and may not wait for anything of ours.
-        with svc.uow() as uow:
-            uow.session.execute(text("SET LOCAL lock_timeout = '1s'"))
-            rounds.place_bet(uow, other, "classic", 500, 100)
-            uow.commit()
+        bet_meanwhile(svc, other, 500, 100)
         with svc.uow() as uow:
             uow.session.execute(text("SET LOCAL lock_timeout = '1s'"))
             wallets.deposit(uow, other, "EUR", 700, "while the first bet is open")
@@ -204,10 +215,7 @@ def test_a_decision_and_a_withdrawal_lock_only_their_players_rows(
 
     def inspect(xid: int) -> None:
         captured.append(locked_rows(observer, xid))
-        with svc.uow() as uow:
-            uow.session.execute(text("SET LOCAL lock_timeout = '1s'"))
-            rounds.place_bet(uow, other, "classic", 500)
-            uow.commit()
+        bet_meanwhile(svc, other, 500)
 
     with paused_before_commit(inspect):
         with svc.uow() as uow:
@@ -251,10 +259,7 @@ def test_a_deposit_locks_only_its_players_rows(
             uow.session.execute(text("SET LOCAL lock_timeout = '1s'"))
             wallets.deposit(uow, other, "EUR", 700, f"other {len(captured)}")
             uow.commit()
-        with svc.uow() as uow:
-            uow.session.execute(text("SET LOCAL lock_timeout = '1s'"))
-            rounds.place_bet(uow, other, "classic", 500)
-            uow.commit()
+        bet_meanwhile(svc, other, 500)
 
     with paused_before_commit(inspect):
         with svc.uow() as uow:
