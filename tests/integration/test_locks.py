@@ -130,7 +130,6 @@ def assert_only(player: str, locks: dict[str, list[tuple[Any, str]]]) -> None:
     assert strangers == {}, f"rows of others locked: {strangers}"
 
 
-
 def bet_meanwhile(svc: Svc, player_id: str, ante: int, tie_bet: int = 0) -> None:
     """Another player's bet while ours is held open, bounded by a 1 s lock wait; a tie (1 in
     13.5) is surrendered at once, so the same player can bet again later in the test."""
@@ -143,6 +142,7 @@ def bet_meanwhile(svc: Svc, player_id: str, ante: int, tie_bet: int = 0) -> None
             uow.session.execute(text("SET LOCAL lock_timeout = '1s'"))
             rounds.decide(uow, view.id, "surrender", player_id=player_id)
             uow.commit()
+
 
 @postgres_only
 def test_every_table_is_inspected(observer: Engine) -> None:
