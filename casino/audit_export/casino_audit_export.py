@@ -1581,7 +1581,7 @@ def _verify(blocks: Iterator[bytes], keys: Sequence[bytes], jobs: int) -> dict[s
 
 
 def _blocks(export: Iterable[bytes] | BinaryIO, size: int) -> Iterator[bytes]:
-    """The export in blocks of whole lines, each of ``size`` bytes or a line more."""
+    """The export in blocks of whole lines of at most ``size`` bytes (or one longer line)."""
     read = getattr(export, "read", None)
     pieces: Iterable[bytes] = iter(functools.partial(read, size), b"") if read else export
     held: list[bytes] = []
@@ -1589,13 +1589,17 @@ def _blocks(export: Iterable[bytes] | BinaryIO, size: int) -> Iterator[bytes]:
     for piece in pieces:
         held.append(piece)
         length += len(piece)
-        if length >= size:
-            data = b"".join(held)
-            cut = data.rfind(b"\n") + 1
-            if cut:
-                yield data[:cut]
-                data = data[cut:]
-            held, length = [data], len(data)
+        if length < size:
+            continue
+        data, start = b"".join(held), 0
+        while len(data) - start >= size:
+            # The last line feed within size bytes, else the first after them.
+            cut = data.rfind(b"\n", start, start + size) + 1 or data.find(b"\n", start) + 1
+            if not cut:
+                break  # a line longer than size, not ended yet
+            yield data[start:cut]
+            start = cut
+        held, length = [data[start:]], len(data) - start
     data = b"".join(held)
     if data:
         yield data
