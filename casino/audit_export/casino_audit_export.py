@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Check a casino ledger export offline, with nothing but the Python standard library.
 
-    python3 casino_audit_export.py export.ndjson [--json] [--key PUBLIC_KEY ...]
+    python3 casino_audit_export.py export.ndjson [--json] [--key PUBLIC_KEY ...] [--jobs N]
 
 An export (``casino export`` or ``GET /api/v1/ledger/export``) is a file of JSON lines; the
 format is specified in docs/audit.md of the casino project. This file is all an auditor
@@ -39,9 +39,15 @@ Pin the casino's public keys with ``--key`` (obtained from the casino, not from 
 without them the checkpoints are checked against the keys the export itself names, which
 shows only that the export is consistent with itself.
 
+``--jobs N`` lets N worker processes do the half of the work each line allows by itself
+(parsing, hashing, re-dealing, recomputing payouts) while this process does the rest in
+order; ``--jobs 1`` does everything in this process. The result is the same, to the last
+message and line number: both run the very same code, only in one process or several.
+
 Reading order: constants; Ed25519; the ledger's hashes and Merkle tree; the deal; the
-payouts (``settle``, the one place that knows how Casino War pays); the ``Verifier``, one
-method per line type; the command.
+payouts (``settle``, the one place that knows how Casino War pays); reading a line (what
+each line says by itself); the ``Verifier``, one method per line type (what needs the lines
+before); reading in parallel; the command.
 """
 
 from __future__ import annotations
@@ -543,15 +549,19 @@ def read_block(before: bytes | None, block: bytes, revealed: dict[str, bytes]) -
     last line can lack its line feed); ``before`` is the line before the block (None at the
     start of the export), ``revealed`` the server seeds known to be revealed, by their
     commitment."""
-    lines = block.split(b"\n")
-    end = lines.pop()  # after the block's last line feed: nothing, or a line cut short
+    return read_lines(before, block.split(b"\n"), revealed)
+
+
+def read_lines(before: bytes | None, pieces: list[bytes], revealed: dict[str, bytes]) -> list[Any]:
+    """``read_block`` of a block split at its line feeds."""
     prev = GENESIS if before is None else hashlib.sha256(before).hexdigest()
     records = []
-    for raw in lines:
+    whole = len(pieces) - 1  # the last piece follows the last line feed
+    for raw in itertools.islice(pieces, whole):
         records.append(read_line(raw, prev, (), revealed))
         prev = hashlib.sha256(raw).hexdigest()
-    if end:
-        records.append(read_line(end, prev, (NO_LINE_FEED,), revealed))
+    if pieces[whole]:  # a line cut short
+        records.append(read_line(pieces[whole], prev, (NO_LINE_FEED,), revealed))
     return records
 
 
@@ -911,8 +921,9 @@ class Verifier:
         self.line = line = self.line + 1
         self.raw = raw
         kind, problems, payload = record
-        for problem in problems:
-            self.fmt.fail(line, problem)
+        if problems:
+            for problem in problems:
+                self.fmt.fail(line, problem)
         if kind is None:
             return
         rank = SECTION[kind]
@@ -1573,9 +1584,9 @@ def _verify(blocks: Iterator[bytes], keys: Sequence[bytes], jobs: int) -> dict[s
             break
     if rest:
         blocks = itertools.chain([rest], blocks)
-    for block, records in _read(before, blocks, dict(verifier.revealed), jobs):
+    for pieces, records in _read(before, blocks, dict(verifier.revealed), jobs):
         # The block's lines (after its last line feed, an empty piece with no record).
-        for raw, record in zip(block.split(b"\n"), records, strict=False):
+        for raw, record in zip(pieces, records, strict=False):
             verifier.take(record, raw)
     return verifier.finish()
 
@@ -1611,15 +1622,17 @@ def _last_line(block: bytes) -> bytes:
 
 def _read(
     before: bytes | None, blocks: Iterator[bytes], revealed: dict[str, bytes], jobs: int
-) -> Iterator[tuple[bytes, list[Any]]]:
-    """Each block with its records, in order: read by ``jobs`` worker processes, or here
-    when there is one job, a single block, or no way to start processes on this platform."""
+) -> Iterator[tuple[list[bytes], list[Any]]]:
+    """Each block, split at its line feeds, with its records, in order: read by ``jobs``
+    worker processes, or here when there is one job, a single block, or no way to start
+    processes on this platform."""
     ahead = list(itertools.islice(blocks, 2))
     blocks = itertools.chain(ahead, blocks)
     workers = _start_workers(jobs, revealed) if jobs > 1 and len(ahead) > 1 else []
     if not workers:
         for block in blocks:
-            yield block, read_block(before, block, revealed)
+            pieces = block.split(b"\n")
+            yield pieces, read_lines(before, pieces, revealed)
             before = _last_line(block)
         return
     # Each worker has one block at a time, given in turn, so its answers come back in turn:
@@ -1640,11 +1653,11 @@ def _read(
                 records = _answer(pipe)
                 pipe.send((before, block))
                 pending.append((block, pipe))
-                yield done, records
+                yield done.split(b"\n"), records
             before = _last_line(block)
         while pending:
             done, pipe = pending.popleft()
-            yield done, _answer(pipe)
+            yield done.split(b"\n"), _answer(pipe)
         finished = True
     finally:
         _stop_workers(workers, finished)
