@@ -1603,21 +1603,23 @@ def _blocks(export: Iterable[bytes] | BinaryIO, size: int) -> Iterator[bytes]:
         if length < size:
             continue
         data, start = b"".join(held), 0
+        view = memoryview(data)  # slices of it copy nothing until a block is made
         while len(data) - start >= size:
             # The last line feed within size bytes, else the first after them.
             cut = data.rfind(b"\n", start, start + size) + 1 or data.find(b"\n", start) + 1
             if not cut:
                 break  # a line longer than size, not ended yet
-            yield data[start:cut]
+            yield bytes(view[start:cut])
             start = cut
-        held, length = [data[start:]], len(data) - start
+        held, length = [bytes(view[start:])], len(data) - start
     data = b"".join(held)
     if data:
         yield data
 
 
 def _last_line(block: bytes) -> bytes:
-    return block.removesuffix(b"\n").rpartition(b"\n")[2]
+    end = len(block) - 1 if block.endswith(b"\n") else len(block)
+    return block[block.rfind(b"\n", 0, end) + 1 : end]  # copies the line, not the block
 
 
 def _read(
@@ -1642,16 +1644,17 @@ def _read(
     # taken, so that it reads while this process takes.
     pending: deque[tuple[bytes, Any]] = deque()  # (block, its worker's pipe)
     finished = False
+    assert before is not None  # the header (or whatever came first) was read already
     try:
         for block in blocks:
             if len(pending) < len(workers):
                 pipe = workers[len(pending)][1]
-                pipe.send((before, block))
+                _give(pipe, before, block)
                 pending.append((block, pipe))
             else:
                 done, pipe = pending.popleft()
                 records = _answer(pipe)
-                pipe.send((before, block))
+                _give(pipe, before, block)
                 pending.append((block, pipe))
                 yield done.split(b"\n"), records
             before = _last_line(block)
@@ -1685,12 +1688,19 @@ def _start_workers(jobs: int, revealed: dict[str, bytes]) -> list[tuple[Any, Any
 def _stop_workers(workers: list[tuple[Any, Any]], finished: bool) -> None:
     for process, pipe in workers:
         if finished:
-            pipe.send(None)  # done: the worker returns
+            _give(pipe, b"", b"")  # done: the worker returns
         else:
             process.terminate()  # interrupted: its block is no longer wanted
         pipe.close()
     for process, _ in workers:
         process.join()
+
+
+def _give(pipe: Any, before: bytes, block: bytes) -> None:
+    """A block and the line before it, as they are (a block is never empty; the body of an
+    export always has a line before it)."""
+    pipe.send_bytes(before)
+    pipe.send_bytes(block)
 
 
 def _answer(pipe: Any) -> list[Any]:
@@ -1702,11 +1712,13 @@ def _answer(pipe: Any) -> list[Any]:
 
 
 def _work(pipe: Any, revealed: dict[str, bytes]) -> None:
-    """A worker process: read each block it is given until it is given None."""
+    """A worker process: read each block it is given until it is given an empty one."""
     gc.disable()  # as in verify(): nothing to collect
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # an interrupt is for the main process
-    while (task := pipe.recv()) is not None:
-        before, block = task
+    while True:
+        before, block = pipe.recv_bytes(), pipe.recv_bytes()
+        if not block:
+            return
         # Records are made of numbers, strings, bytes, tuples, lists and dictionaries only:
         # marshal writes those several times faster than pickle.
         pipe.send_bytes(marshal.dumps(read_block(before, block, revealed)))
