@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Check a casino ledger export offline, with nothing but the Python standard library.
 
-    python3 casino_audit_export.py export.ndjson [--json] [--key PUBLIC_KEY ...]
+    python3 casino_audit_export.py export.ndjson [--json] [--key PUBLIC_KEY ...] [--jobs N]
 
 An export (``casino export`` or ``GET /api/v1/ledger/export``) is a file of JSON lines; the
 format is specified in docs/audit.md of the casino project. This file is all an auditor
@@ -39,9 +39,15 @@ Pin the casino's public keys with ``--key`` (obtained from the casino, not from 
 without them the checkpoints are checked against the keys the export itself names, which
 shows only that the export is consistent with itself.
 
+``--jobs N`` lets N worker processes do the half of the work each line allows by itself
+(parsing, hashing, re-dealing, recomputing payouts) while this process does the rest in
+order; ``--jobs 1`` does everything in this process. The result is the same, to the last
+message and line number: both run the very same code, only in one process or several.
+
 Reading order: constants; Ed25519; the ledger's hashes and Merkle tree; the deal; the
-payouts (``settle``, the one place that knows how Casino War pays); the ``Verifier``, one
-method per line type; the command.
+payouts (``settle``, the one place that knows how Casino War pays); reading a line (what
+each line says by itself); the ``Verifier``, one method per line type (what needs the lines
+before); reading in parallel; the command.
 """
 
 from __future__ import annotations
@@ -49,16 +55,23 @@ from __future__ import annotations
 import argparse
 import base64
 import binascii
+import functools
+import gc
 import hashlib
 import hmac
+import itertools
 import json
+import marshal
+import multiprocessing
+import os
+import signal
 import struct
 import sys
 import time
-from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections import Counter, deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, BinaryIO, NamedTuple
 
 FORMAT = "casino-export-v1"
 GENESIS = "0" * 64  # the "previous hash" of every chain's first link
@@ -296,6 +309,11 @@ def checkpoint_hash(checkpoint: dict[str, Any]) -> str:
     return sha256_hex(canonical({name: checkpoint[name] for name in CHECKPOINT_FIELDS}))
 
 
+def merkle_leaf(leaf: bytes) -> bytes:
+    """The hash of a leaf of the Merkle tree (RFC 6962: prefixed with a zero byte)."""
+    return hashlib.sha256(b"\x00" + leaf).digest()
+
+
 class MerkleTree:
     """The Merkle tree hash of RFC 6962 (2.1), built one leaf at a time in O(log n) memory.
 
@@ -309,7 +327,11 @@ class MerkleTree:
         self.size = 0
 
     def add(self, leaf: bytes) -> None:
-        node, width = hashlib.sha256(b"\x00" + leaf).digest(), 1
+        self.add_hashed(merkle_leaf(leaf))
+
+    def add_hashed(self, node: bytes) -> None:
+        """Add a leaf given by its hash (``merkle_leaf``)."""
+        width = 1
         while self.stack and self.stack[-1][0] == width:
             _, left = self.stack.pop()
             node, width = hashlib.sha256(b"\x01" + left + node).digest(), width * 2
@@ -486,6 +508,227 @@ def bet_problem(rules: dict[str, Any], ante: int, tie_bet: int) -> str | None:
 
 
 # =============================================================================================
+# Reading a line: what each line says by itself, before anything else is known.
+#
+# The verifier works in two halves. This first half looks at one line at a time and needs
+# nothing but the line, the line before it and the revealed server seeds: the line's digest
+# and its link to the line before, its JSON, and for a transaction its content hash, its link
+# hash, its Merkle leaf hash and the sums of its postings, for a round its re-deal and its
+# payouts recomputed. It keeps no state, so it can run in several processes at once
+# (``--jobs``). The second half, the ``Verifier`` below, takes what this half found, line by
+# line in the export's order, and does every check that needs the lines before: the chains,
+# the running balances, the Merkle batches, the checkpoints, the rounds' money, the order.
+# Both halves are the same code whether one process runs them or several: the result does
+# not depend on ``--jobs``.
+#
+# What this half hands over for each line is a record ``(kind, problems, payload)``:
+# ``kind`` the line's type (None when the line is unusable), ``problems`` the format problems
+# of the line itself, in order, and ``payload`` the facts of a transaction or round (plain
+# tuples: they travel between processes), the parsed document of any other line, or a
+# message when a transaction or round line is malformed.
+# =============================================================================================
+
+_KINDS = {kind: kind for kind in SECTION}  # one string object per kind (cheap to pickle)
+_MALFORMED = (KeyError, TypeError, ValueError, AttributeError, IndexError)
+
+
+def parse_line(raw: bytes) -> Any:
+    """The JSON document of one line (line feed removed): it must be ASCII, and one value."""
+    text = raw.decode("ascii")  # canonical lines are ASCII
+    doc, end = _raw_decode(text)
+    if end != len(text):
+        raise ValueError("more after the JSON object")
+    return doc
+
+
+NO_LINE_FEED = "the line does not end with a line feed (a truncated export?)"
+
+
+def read_block(before: bytes | None, block: bytes, revealed: dict[str, bytes]) -> list[Any]:
+    """The record of each line of ``block``, whole lines of the export (only the export's
+    last line can lack its line feed); ``before`` is the line before the block (None at the
+    start of the export), ``revealed`` the server seeds known to be revealed, by their
+    commitment."""
+    return read_lines(before, block.split(b"\n"), revealed)
+
+
+def read_lines(before: bytes | None, pieces: list[bytes], revealed: dict[str, bytes]) -> list[Any]:
+    """``read_block`` of a block split at its line feeds."""
+    prev = GENESIS if before is None else hashlib.sha256(before).hexdigest()
+    records = []
+    whole = len(pieces) - 1  # the last piece follows the last line feed
+    for raw in itertools.islice(pieces, whole):
+        records.append(read_line(raw, prev, (), revealed))
+        prev = hashlib.sha256(raw).hexdigest()
+    if pieces[whole]:  # a line cut short
+        records.append(read_line(pieces[whole], prev, (NO_LINE_FEED,), revealed))
+    return records
+
+
+def read_line(
+    raw: bytes, prev: str, problems: tuple[str, ...], revealed: dict[str, bytes]
+) -> tuple[Any, ...]:
+    """The record of one line (without its line feed), given the digest of the line before
+    it and the problems found already."""
+    try:
+        doc = parse_line(raw)
+    except ValueError:  # UnicodeDecodeError is one too
+        return (None, (*problems, "not one JSON document in ASCII"), None)
+    if type(doc) is not dict:
+        return (None, (*problems, "not a JSON object"), None)
+    if doc.get("prev") != prev:
+        problems += (
+            "does not carry the digest of the line before it: this line or one before it "
+            "was edited, dropped, inserted or moved",
+        )
+    found = doc.get("type")
+    kind = _KINDS.get(found) if type(found) is str else None
+    if kind is None:
+        return (None, (*problems, f"unknown line type {found!r}"), None)
+    payload: Any = doc
+    try:
+        if kind == "transaction":
+            payload = transaction_facts(doc)
+        elif kind == "round":
+            payload = round_facts(doc, revealed)
+    except _MALFORMED as error:
+        payload = malformed(kind, error)
+    return (kind, problems, payload)
+
+
+def malformed(kind: str, error: Exception) -> str:
+    """A field missing or of the wrong type: the line is malformed."""
+    return f"malformed {kind} line ({type(error).__name__}: {error})"
+
+
+def transaction_facts(tx: dict[str, Any]) -> tuple[Any, ...]:
+    """What a transaction line says by itself. Its postings are summed here; the legs to
+    other accounts than its player's wallet are returned for the ordered half, which knows
+    the accounts. Raises KeyError, TypeError or ValueError when the line is malformed."""
+    tx_id, seq, after = tx["id"], tx["wallet_seq"], tx["wallet_balance_after"]
+    commit_seq = tx["commit_seq"]
+    if not type(seq) is type(after) is type(commit_seq) is type(tx_id) is int:
+        raise TypeError("id, commit_seq, wallet_seq and wallet_balance_after are integers")
+    currency, kind, round_id = tx["currency"], tx["kind"], tx["round_id"]
+    wallet_key = "wallet:" + tx["player_id"] + ":" + currency
+    postings = tx["postings"]
+    # One pass over the legs: what they sum to, and what they move where.
+    total = delta = staked = paid = 0
+    sound = len(postings) >= 2
+    shared = []  # (account, amount) of the legs to other accounts
+    for number, (leg, account, amount) in enumerate(postings):
+        if leg != number or type(amount) is not int or amount == 0:
+            sound = False
+        total += amount
+        if account == wallet_key:
+            delta += amount
+            if amount < 0:
+                staked -= amount
+            else:
+                paid += amount
+        else:
+            shared.append((account, amount))
+    legs_sound = sound and total == 0 and bool(staked or paid)
+    kind_sound = kind in TRANSACTION_KINDS and (round_id is None) == (kind in CASH_KINDS)
+    # Its link: the hash of its content and its place must be the hash it carries.
+    own, prev_hash = tx["hash"], tx["prev_hash"]
+    linked = link_hash(prev_hash, seq, transaction_digest(tx)) == own
+    leaf = merkle_leaf(f"{tx_id}:{own}".encode("ascii"))
+    return (
+        tx_id, seq, after, commit_seq, currency, kind, round_id, wallet_key, kind_sound,
+        legs_sound, shared, delta, staked, paid, own, prev_hash, linked, leaf,
+    )  # fmt: skip
+
+
+def round_facts(doc: dict[str, Any], revealed: dict[str, bytes]) -> tuple[Any, ...]:
+    """What a round line says by itself: whether its table takes its stakes, its cards
+    re-dealt when its seed is in ``revealed``, its payouts recomputed, and what its
+    transactions must move. Raises KeyError, TypeError or ValueError when malformed.
+
+    Returns ``(id, problem, None...)`` when the table refuses its rules or stakes, else
+    ``(id, None, seed hash, nonce, player, messages, settled, money)``: ``messages`` the
+    problems of its cards and payouts in order, ``settled`` whether its payouts are the ones
+    recomputed, ``money`` None when its cards are missing, else (wallet, currency, the ante
+    if it awaits a decision, (staked, paid back, held in play), balance after, ids of its
+    transactions)."""
+    round_id = doc["id"]
+    rules = doc["rules"]
+    bets, paid, fairness = doc["bets"], doc["payouts"], doc["fairness"]
+    ante, tie_bet, raised = bets["ante"], bets["tie_bet"], bets["raise"]
+    recorded = (paid["ante"], paid["tie_bet"], paid["raise"])
+    if not (
+        type(ante) is type(tie_bet) is type(raised) is type(doc["net"]) is int
+        and type(fairness["nonce"]) is int
+        and type(recorded[0]) is type(recorded[1]) is type(recorded[2]) is int
+    ):
+        raise TypeError("bets, payouts, net and nonce must be integers")
+    status, decision = doc["status"], doc["decision"]
+    action = None if decision is None else decision["action"]
+    problem = _stakes_problem(rules, ante, tie_bet)
+    if problem:
+        return (round_id, f"round {round_id}: {problem}", None, None, None, None, None, None)
+    # Fairness: the cards its seeds deal, when the seed is revealed.
+    seed_hash, nonce, client_seed = (
+        fairness["server_seed_hash"],
+        fairness["nonce"],
+        fairness["client_seed"],
+    )
+    cards = [doc["player_card"], doc["dealer_card"], "", "", "", "", ""]
+    war = doc["war"]
+    if war is not None:
+        cards[2:] = [*war["burns"], war["player_card"], war["dealer_card"]]
+    messages = []
+    seed = revealed.get(seed_hash)
+    if seed is not None:
+        dealt = deal(seed, client_seed, nonce, rules["decks"])
+        shown = 7 if war is not None else 2
+        if cards[:shown] != dealt[:shown]:
+            messages.append(
+                f"round {round_id}: shows {' '.join(cards[:shown])} but "
+                f"its seeds deal {' '.join(dealt[:shown])}"
+            )
+        cards = dealt
+    # The payouts, recomputed from the cards and the rules.
+    if "" in cards[:2] or (action == "war" and "" in cards):
+        messages.append(f"round {round_id}: cards missing")
+        return (round_id, None, seed_hash, nonce, doc["player_id"], messages, False, None)
+    result = settle(rules, cards, ante, tie_bet, action)
+    expected = result.payouts
+    net = sum(expected) - (ante + tie_bet + result.raise_amount)
+    verdict = None
+    if result.illegal:
+        verdict = f"round {round_id}: {result.illegal}"
+    elif status != result.status:
+        verdict = f"round {round_id}: recorded {status}, its cards make it {result.status}"
+    elif (war is not None) != result.war_shown or raised != result.raise_amount:
+        verdict = f"round {round_id}: the war and its raise do not match the decision"
+    elif recorded != expected or doc["net"] != net:
+        verdict = (
+            f"round {round_id}: pays {recorded} for ante, tie bet and raise (net "
+            f"{doc['net']}), its cards and rules pay {expected} (net {net})"
+        )
+    if verdict is not None:
+        messages.append(verdict)
+    # What its transactions must move, checked once they are all read.
+    staked = ante + tie_bet + raised
+    returned = paid["tie_bet"] + (paid["ante"] + paid["raise"] if status == SETTLED else 0)
+    held = ante if status == AWAITING else 0
+    # Its transactions' ids (ids of another type never match a transaction's), as a tuple:
+    # a set would take longer to pass from process to process.
+    ids = tuple(set(doc["transaction_ids"]))
+    player, currency = doc["player_id"], doc["currency"]
+    money = (
+        f"wallet:{player}:{currency}",
+        currency,
+        ante if status == AWAITING else 0,
+        (staked, returned, held),
+        doc["balance_after"],
+        ids,
+    )
+    return (round_id, None, seed_hash, nonce, player, messages, verdict is None, money)
+
+
+# =============================================================================================
 # The verifier: reads the export line by line, in constant memory apart from the accounts,
 # the seeds and the rounds whose transactions have not all been read yet.
 # =============================================================================================
@@ -640,9 +883,16 @@ class Verifier:
         self.cp_count = 0
         self.cp_leaves_total = 0
         self.anchor = False
+        # The revealed server seeds by commitment, as far as the export has been read; the
+        # rounds are read with them (``round_facts``).
+        self.revealed: dict[str, bytes] = {}
+        self.in_body = False  # past the header, accounts, seeds and anchor
+        self.late_seeds = False
+        self.raw = b""  # the current line
         self._new_batch()
         self.started = time.perf_counter()
-        self.handlers = {
+        # What each kind of line is handed to: its document, or a transaction's or round's facts.
+        self.handlers: dict[str, Callable[[Any], None]] = {
             "header": self._header,
             "account": self._account,
             "seed": self._seed,
@@ -663,35 +913,18 @@ class Verifier:
 
     # --- lines ---------------------------------------------------------------------------
 
-    def feed(self, raw: bytes) -> None:
-        """Read one line (with its line feed). Kept lean: it runs for every line."""
+    def take(self, record: tuple[Any, ...], raw: bytes) -> None:
+        """Take the next line: its record (``read_block``) and the line itself (without its
+        line feed), which is read
+        again only on the rare paths that need more than the record. Kept lean: it runs for
+        every line."""
         self.line = line = self.line + 1
-        if raw[-1:] == b"\n":
-            raw = raw[:-1]
-        else:
-            self.fmt.fail(line, "the line does not end with a line feed (a truncated export?)")
-        digest = hashlib.sha256(raw).hexdigest()
-        prev, self.prev = self.prev, digest
-        try:
-            text = raw.decode("ascii")  # canonical lines are ASCII
-            doc, end = _raw_decode(text)
-            if end != len(text):
-                raise ValueError("more after the JSON object")
-        except ValueError:  # UnicodeDecodeError is one too
-            self.fmt.fail(line, "not one JSON document in ASCII")
-            return
-        if type(doc) is not dict:
-            self.fmt.fail(line, "not a JSON object")
-            return
-        if doc.get("prev") != prev:
-            self.fmt.fail(
-                line,
-                "does not carry the digest of the line before it: this line or one before it "
-                "was edited, dropped, inserted or moved",
-            )
-        kind = doc.get("type")
-        if not isinstance(kind, str) or kind not in SECTION:
-            self.fmt.fail(line, f"unknown line type {kind!r}")
+        self.raw = raw
+        kind, problems, payload = record
+        if problems:
+            for problem in problems:
+                self.fmt.fail(line, problem)
+        if kind is None:
             return
         rank = SECTION[kind]
         if rank != self.section:
@@ -699,11 +932,18 @@ class Verifier:
         if self.trailer_seen and kind != "trailer":
             self.fmt.fail(line, "a line after the trailer")
         self.counts[kind] += 1
+        if type(payload) is str:  # a transaction or round that could not be read
+            self.fmt.fail(line, payload)
+            return
         try:
-            self.handlers[kind](doc)
-        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
-            # A field missing or of the wrong type: the line is malformed.
-            self.fmt.fail(line, f"malformed {kind} line ({type(error).__name__}: {error})")
+            self.handlers[kind](payload)
+        except _MALFORMED as error:
+            self.fmt.fail(line, malformed(kind, error))
+
+    def _document(self) -> dict[str, Any]:
+        """The current line's document, parsed again (it parsed once already)."""
+        document: dict[str, Any] = parse_line(self.raw)
+        return document
 
     def _enter(self, line: int, kind: str, rank: int) -> None:
         """A line of another section than the previous line's: sections never go back."""
@@ -798,40 +1038,36 @@ class Verifier:
         if commitment in self.seeds:
             rounds.fail(self.line, f"seed {doc['id']}: commitment listed twice")
         self.seeds[commitment] = Seed(doc["player_id"], seed, first, after, bytearray())
+        # The seeds the rounds are re-dealt with when their lines are read.
+        if seed is None:
+            self.revealed.pop(commitment, None)
+        else:
+            self.revealed[commitment] = seed
+        if self.in_body:
+            # A seed after the rounds began (an export out of order, already a failure):
+            # the rounds read with the seeds known before must be read again with it.
+            self.late_seeds = True
 
     # --- rounds ------------------------------------------------------------------------
 
-    def _round(self, doc: dict[str, Any]) -> None:
+    def _round(self, facts: tuple[Any, ...]) -> None:
+        """A round: its own checks came with its facts (``round_facts``); here, what needs
+        the rest of the export: its seed, its nonce used once, its transactions."""
+        if self.late_seeds:
+            facts = round_facts(self._document(), self.revealed)
         check, line = self.check["rounds"], self.line
-        round_id = doc["id"]
+        round_id, problem, seed_hash, nonce, player, messages, settled, money = facts
         self.round_ids_seen += 1
-        rules = doc["rules"]
-        bets, paid, fairness = doc["bets"], doc["payouts"], doc["fairness"]
-        ante, tie_bet, raised = bets["ante"], bets["tie_bet"], bets["raise"]
-        recorded = (paid["ante"], paid["tie_bet"], paid["raise"])
-        if not (
-            type(ante) is type(tie_bet) is type(raised) is type(doc["net"]) is int
-            and type(fairness["nonce"]) is int
-            and type(recorded[0]) is type(recorded[1]) is type(recorded[2]) is int
-        ):
-            raise TypeError("bets, payouts, net and nonce must be integers")
-        status, decision = doc["status"], doc["decision"]
-        action = None if decision is None else decision["action"]
-        problem = _stakes_problem(rules, ante, tie_bet)
         if problem:
-            check.fail(line, f"round {round_id}: {problem}")
+            check.fail(line, problem)
             return
-        # Fairness: the seed committed to, a nonce of its own, then the cards it deals.
-        seed = self.seeds.get(fairness["server_seed_hash"])
-        nonce = fairness["nonce"]
-        cards = [doc["player_card"], doc["dealer_card"], "", "", "", "", ""]
-        war = doc["war"]
-        if war is not None:
-            cards[2:] = [*war["burns"], war["player_card"], war["dealer_card"]]
+        # Fairness: the seed committed to, a nonce of its own (the cards it deals were
+        # compared when the line was read).
+        seed = self.seeds.get(seed_hash)
         if seed is None:
             check.fail(line, f"round {round_id}: its server seed is not in the export")
         else:
-            if seed.player_id != doc["player_id"]:
+            if seed.player_id != player:
                 check.fail(line, f"round {round_id}: dealt from another player's seed")
             offset = nonce - seed.first_nonce
             if not 0 <= offset < seed.next_nonce - seed.first_nonce or offset >= 2**30:
@@ -846,51 +1082,20 @@ class Verifier:
             if seed.seed is None:
                 self.unchecked.append(round_id)
             else:
-                dealt = deal(seed.seed, fairness["client_seed"], nonce, rules["decks"])
-                shown = 7 if war is not None else 2
-                if cards[:shown] != dealt[:shown]:
-                    check.fail(
-                        line,
-                        f"round {round_id}: shows {' '.join(cards[:shown])} but "
-                        f"its seeds deal {' '.join(dealt[:shown])}",
-                    )
-                cards = dealt
                 self.redealt += 1
-        # The payouts, recomputed from the cards and the rules.
-        if "" in cards[:2] or (action == "war" and "" in cards):
-            check.fail(line, f"round {round_id}: cards missing")
+        for message in messages:  # its cards and payouts
+            check.fail(line, message)
+        if money is None:  # its cards are missing
             return
-        result = settle(rules, cards, ante, tie_bet, action)
-        expected = result.payouts
-        net = sum(expected) - (ante + tie_bet + result.raise_amount)
-        if result.illegal:
-            check.fail(line, f"round {round_id}: {result.illegal}")
-        elif status != result.status:
-            check.fail(
-                line, f"round {round_id}: recorded {status}, its cards make it {result.status}"
-            )
-        elif (war is not None) != result.war_shown or raised != result.raise_amount:
-            check.fail(line, f"round {round_id}: the war and its raise do not match the decision")
-        elif recorded != expected or doc["net"] != net:
-            check.fail(
-                line,
-                f"round {round_id}: pays {recorded} for ante, tie bet and raise (net "
-                f"{doc['net']}), its cards and rules pay {expected} (net {net})",
-            )
-        else:
-            self.settled_checked += 1
+        self.settled_checked += settled
         # What its transactions must move, checked once they are all read.
-        staked = ante + tie_bet + raised
-        returned = paid["tie_bet"] + (paid["ante"] + paid["raise"] if status == SETTLED else 0)
-        held = ante if status == AWAITING else 0
-        if status == AWAITING:
-            self.open_antes[doc["currency"]] += ante
-        ids = doc["transaction_ids"]  # ids of another type never match a transaction's
+        wallet, currency, open_ante, expected, balance_after, ids = money
+        if open_ante:
+            self.open_antes[currency] += open_ante
         if round_id in self.rounds:
             check.fail(line, f"round {round_id} listed twice")
-        wallet = f"wallet:{doc['player_id']}:{doc['currency']}"
         self.rounds[round_id] = RoundMoney(
-            line, wallet, doc["currency"], (staked, returned, held), doc["balance_after"], set(ids)
+            line, wallet, currency, expected, balance_after, set(ids)
         )
 
     def _round_transaction(
@@ -966,12 +1171,14 @@ class Verifier:
                 self.line, f"transaction {tx_id} lies in a range already sealed before it"
             )
 
-    def _transaction(self, tx: dict[str, Any]) -> None:
+    def _transaction(self, facts: tuple[Any, ...]) -> None:
+        """A transaction: its content and link hashes and the sums of its legs came with its
+        facts (``transaction_facts``); here, what needs the rest of the export."""
+        (
+            tx_id, seq, after, commit_seq, currency, kind, round_id, wallet_key, kind_sound,
+            sound, shared, delta, staked, paid, own, prev_hash, linked, leaf,
+        ) = facts  # fmt: skip
         line = self.line
-        tx_id, seq, after = tx["id"], tx["wallet_seq"], tx["wallet_balance_after"]
-        commit_seq = tx["commit_seq"]
-        if not type(seq) is type(after) is type(commit_seq) is type(tx_id) is int:
-            raise TypeError("id, commit_seq, wallet_seq and wallet_balance_after are integers")
         # In commit order, and not inside a range an earlier checkpoint sealed.
         if (commit_seq, tx_id) <= self.order:
             self.fmt.fail(line, f"transaction {tx_id} is out of commit order")
@@ -980,24 +1187,10 @@ class Verifier:
             self.check["checkpoints"].fail(
                 line, f"transaction {tx_id} lies in a range already sealed before it"
             )
-        currency, kind, round_id = tx["currency"], tx["kind"], tx["round_id"]
-        wallet_key = "wallet:" + tx["player_id"] + ":" + currency
-        postings = tx["postings"]
-        # One pass over the legs: what they sum to, and what they move where.
+        # Its legs to other accounts than its wallet: known, of its currency, shared.
         accounts = self.accounts
-        total = delta = staked = paid = in_play = 0
-        sound = len(postings) >= 2
-        for number, (leg, account, amount) in enumerate(postings):
-            if leg != number or type(amount) is not int or amount == 0:
-                sound = False
-            total += amount
-            if account == wallet_key:
-                delta += amount
-                if amount < 0:
-                    staked -= amount
-                else:
-                    paid += amount
-                continue
+        in_play = 0
+        for account, amount in shared:
             known = accounts.get(account)
             if known is None or known[1] != currency or known[0] == "wallet":
                 sound = False  # unknown, foreign, or another player's wallet
@@ -1005,28 +1198,26 @@ class Verifier:
             self.batch_moves[account] += amount  # a shared account: its checkpoint rolls it up
             if known[0] == "in_play":
                 in_play += amount
-        if not (sound and total == 0 and (staked or paid) and wallet_key in accounts):
-            self._unbalanced(tx, wallet_key)
-        if kind not in TRANSACTION_KINDS or (round_id is None) != (kind in CASH_KINDS):
+        if not (sound and wallet_key in accounts):
+            self._unbalanced(self._document(), wallet_key)
+        if not kind_sound:
             self.check["transactions_balanced"].fail(
                 line, f"transaction {tx_id}: kind {kind!r} and its round disagree"
             )
         if in_play:
             self.in_play[currency] += in_play
-        # Its link: the hash of its content and its place must be the hash it carries.
-        own = tx["hash"]
-        if link_hash(tx["prev_hash"], seq, transaction_digest(tx)) != own:
+        if not linked:
             self.check["wallet_chains"].fail(
                 line, f"transaction {tx_id} (or its postings) differs from what was hashed"
             )
-        self.batch.add(f"{tx_id}:{own}".encode("ascii"))
+        self.batch.add_hashed(leaf)
         wallet = self.wallets.get(wallet_key)
         if wallet is None or not wallet.read:
             self.check["wallet_chains"].fail(
                 line, f"transaction {tx_id}: the export does not say where {wallet_key} starts"
             )
         else:
-            link = (line, tx_id, tx["prev_hash"], own, delta, after)
+            link = (line, tx_id, prev_hash, own, delta, after)
             if seq == wallet.next_seq and not wallet.pending:
                 self._chain(wallet, link)  # the usual case: the next link, in order
             else:
@@ -1327,12 +1518,210 @@ class Verifier:
         )
 
 
-def verify(lines: Iterable[bytes], keys: Sequence[bytes] = ()) -> dict[str, Any]:
-    """Check an export given as its lines (each with its line feed); the summary."""
+# =============================================================================================
+# Reading in parallel: the first half (``read_block``) in worker processes, the second half
+# (``Verifier.take``) here, in the export's order.
+# =============================================================================================
+
+PROLOGUE = ("header", "account", "seed", "anchor")  # what the rounds are read after
+BLOCK_SIZE = 1 << 20  # bytes of lines given to a worker at a time
+MAX_DEFAULT_JOBS = 4  # beyond, the ordered half is the bottleneck: more workers only wait
+# "fork" starts workers in milliseconds and shares the parsed seeds; elsewhere the platform's
+# default ("spawn" on macOS and Windows) works too, only slower to start.
+START_METHOD = "fork" if sys.platform.startswith("linux") else None
+
+
+def default_jobs() -> int:
+    """The processors this process may use, up to ``MAX_DEFAULT_JOBS``."""
+    try:
+        available = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on every OS
+        available = os.cpu_count() or 1
+    return max(1, min(available, MAX_DEFAULT_JOBS))
+
+
+def verify(
+    export: Iterable[bytes] | BinaryIO,
+    keys: Sequence[bytes] = (),
+    *,
+    jobs: int = 1,
+    block_size: int = BLOCK_SIZE,
+) -> dict[str, Any]:
+    """Check an export; the summary. ``export`` is a binary file, or the export's bytes in
+    pieces (its lines, each with its line feed, or blocks of any size). With ``jobs`` > 1
+    that many worker processes read the lines, about ``block_size`` bytes at a time, where
+    the platform can start processes; the summary is the same either way."""
+    # The verifier makes no reference cycles: the garbage collector's passes over the many
+    # small objects it keeps (and those the workers' records arrive as) are pure loss. It
+    # is paused meanwhile (for the whole process, so also for any other thread in it).
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _verify(_blocks(export, block_size), keys, jobs)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _verify(blocks: Iterator[bytes], keys: Sequence[bytes], jobs: int) -> dict[str, Any]:
     verifier = Verifier(keys)
-    for raw in lines:
-        verifier.feed(raw)
+    before: bytes | None = None
+    # The header, accounts and seeds, one line at a time and all here: the rounds after
+    # them are re-dealt with the seeds revealed among them.
+    rest = b""
+    for block in blocks:
+        start = 0
+        while start < len(block) and not verifier.in_body:
+            stop = block.find(b"\n", start) + 1 or len(block)
+            line = block[start:stop]
+            (record,) = read_block(before, line, verifier.revealed)
+            before = line.removesuffix(b"\n")
+            verifier.take(record, before)
+            verifier.in_body = record[0] not in PROLOGUE
+            start = stop
+        if verifier.in_body:
+            rest = block[start:]
+            break
+    if rest:
+        blocks = itertools.chain([rest], blocks)
+    for pieces, records in _read(before, blocks, dict(verifier.revealed), jobs):
+        # The block's lines (after its last line feed, an empty piece with no record).
+        for raw, record in zip(pieces, records, strict=False):
+            verifier.take(record, raw)
     return verifier.finish()
+
+
+def _blocks(export: Iterable[bytes] | BinaryIO, size: int) -> Iterator[bytes]:
+    """The export in blocks of whole lines of at most ``size`` bytes (or one longer line)."""
+    read = getattr(export, "read", None)
+    pieces: Iterable[bytes] = iter(functools.partial(read, size), b"") if read else export
+    held: list[bytes] = []
+    length = 0
+    for piece in pieces:
+        held.append(piece)
+        length += len(piece)
+        if length < size:
+            continue
+        data, start = b"".join(held), 0
+        view = memoryview(data)  # slices of it copy nothing until a block is made
+        while len(data) - start >= size:
+            # The last line feed within size bytes, else the first after them.
+            cut = data.rfind(b"\n", start, start + size) + 1 or data.find(b"\n", start) + 1
+            if not cut:
+                break  # a line longer than size, not ended yet
+            yield bytes(view[start:cut])
+            start = cut
+        held, length = [bytes(view[start:])], len(data) - start
+    data = b"".join(held)
+    if data:
+        yield data
+
+
+def _last_line(block: bytes) -> bytes:
+    end = len(block) - 1 if block.endswith(b"\n") else len(block)
+    return block[block.rfind(b"\n", 0, end) + 1 : end]  # copies the line, not the block
+
+
+def _read(
+    before: bytes | None, blocks: Iterator[bytes], revealed: dict[str, bytes], jobs: int
+) -> Iterator[tuple[list[bytes], list[Any]]]:
+    """Each block, split at its line feeds, with its records, in order: read by ``jobs``
+    worker processes, or here when there is one job, a single block, or no way to start
+    processes on this platform."""
+    ahead = list(itertools.islice(blocks, 2))
+    blocks = itertools.chain(ahead, blocks)
+    workers = _start_workers(jobs, revealed) if jobs > 1 and len(ahead) > 1 else []
+    if not workers:
+        for block in blocks:
+            pieces = block.split(b"\n")
+            yield pieces, read_lines(before, pieces, revealed)
+            before = _last_line(block)
+        return
+    # Each worker has one block at a time, given in turn, so its answers come back in turn:
+    # in order. (A pipe holds less than a block: with two blocks given to a worker, it could
+    # wait for this process to read its answer while this process waits to give it the
+    # second.) A worker is given its next block as soon as it answers, before its answer is
+    # taken, so that it reads while this process takes.
+    pending: deque[tuple[bytes, Any]] = deque()  # (block, its worker's pipe)
+    finished = False
+    assert before is not None  # the header (or whatever came first) was read already
+    try:
+        for block in blocks:
+            if len(pending) < len(workers):
+                pipe = workers[len(pending)][1]
+                _give(pipe, before, block)
+                pending.append((block, pipe))
+            else:
+                done, pipe = pending.popleft()
+                records = _answer(pipe)
+                _give(pipe, before, block)
+                pending.append((block, pipe))
+                yield done.split(b"\n"), records
+            before = _last_line(block)
+        while pending:
+            done, pipe = pending.popleft()
+            yield done.split(b"\n"), _answer(pipe)
+        finished = True
+    finally:
+        _stop_workers(workers, finished)
+
+
+def _start_workers(jobs: int, revealed: dict[str, bytes]) -> list[tuple[Any, Any]]:
+    """``jobs`` worker processes that know the revealed seeds, each with a pipe to it; none
+    where the platform cannot start processes."""
+    workers: list[tuple[Any, Any]] = []
+    try:
+        method = START_METHOD if START_METHOD in multiprocessing.get_all_start_methods() else None
+        context: Any = multiprocessing.get_context(method)
+        for _ in range(jobs):
+            mine, theirs = context.Pipe()
+            process = context.Process(target=_work, args=(theirs, revealed), daemon=True)
+            process.start()
+            theirs.close()
+            workers.append((process, mine))
+    except (ImportError, NotImplementedError, OSError, ValueError):
+        _stop_workers(workers, finished=False)
+        return []
+    return workers
+
+
+def _stop_workers(workers: list[tuple[Any, Any]], finished: bool) -> None:
+    for process, pipe in workers:
+        if finished:
+            _give(pipe, b"", b"")  # done: the worker returns
+        else:
+            process.terminate()  # interrupted: its block is no longer wanted
+        pipe.close()
+    for process, _ in workers:
+        process.join()
+
+
+def _give(pipe: Any, before: bytes, block: bytes) -> None:
+    """A block and the line before it, as they are (a block is never empty; the body of an
+    export always has a line before it)."""
+    pipe.send_bytes(before)
+    pipe.send_bytes(block)
+
+
+def _answer(pipe: Any) -> list[Any]:
+    try:
+        records: list[Any] = marshal.loads(pipe.recv_bytes())
+    except EOFError:
+        raise RuntimeError("a worker process ended unexpectedly") from None
+    return records
+
+
+def _work(pipe: Any, revealed: dict[str, bytes]) -> None:
+    """A worker process: read each block it is given until it is given an empty one."""
+    gc.disable()  # as in verify(): nothing to collect
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # an interrupt is for the main process
+    while True:
+        before, block = pipe.recv_bytes(), pipe.recv_bytes()
+        if not block:
+            return
+        # Records are made of numbers, strings, bytes, tuples, lists and dictionaries only:
+        # marshal writes those several times faster than pickle.
+        pipe.send_bytes(marshal.dumps(read_block(before, block, revealed)))
 
 
 # =============================================================================================
@@ -1390,7 +1779,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         "path), obtained from the casino beforehand; repeat for several. Without it the keys "
         "the export names are used, which proves only that the export is self-consistent.",
     )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=default_jobs(),
+        metavar="N",
+        help="processes reading the lines in parallel (default: the processors available, at "
+        "most 4); 1 reads them in this process alone. The result is the same.",
+    )
+    parser.add_argument(
+        "--block-size",
+        type=int,
+        default=BLOCK_SIZE,
+        metavar="BYTES",
+        help=f"bytes of lines a worker is given at a time (default {BLOCK_SIZE})",
+    )
     args = parser.parse_args(argv)
+    if args.jobs < 1 or args.block_size < 1:
+        parser.error("--jobs and --block-size must be at least 1")
     try:
         keys = [parse_public_key(_read_key(text)) for text in args.key]
     except (OSError, ValueError, binascii.Error) as error:
@@ -1398,10 +1804,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_UNREADABLE
     try:
         if args.file == "-":
-            summary = verify(sys.stdin.buffer, keys)
+            summary = verify(sys.stdin.buffer, keys, jobs=args.jobs, block_size=args.block_size)
         else:
             with open(args.file, "rb") as export:
-                summary = verify(export, keys)
+                summary = verify(export, keys, jobs=args.jobs, block_size=args.block_size)
     except OSError as error:
         print(f"error: cannot read {args.file}: {error}", file=sys.stderr)
         return EXIT_UNREADABLE
