@@ -83,6 +83,7 @@ TRANSACTION_KINDS = ("deposit", "withdrawal", "bet", "stake", "decision", "raise
 ROUND_OPENERS = ("bet", "stake")  # the transaction a round is placed with (its line comes first)
 CASH_KINDS = ("deposit", "withdrawal")  # the transactions that belong to no round
 ACCOUNT_KINDS = ("wallet", "house", "in_play", "cash")
+DECIDERS = ("player", "system")  # who made a tie's decision: the player, or the resolver
 AWAITING, SETTLED = "awaiting_decision", "settled"
 EXIT_OK, EXIT_FAILED, EXIT_UNREADABLE = 0, 1, 2
 # Lines must come in this order of sections (rounds, transactions, leaves and checkpoints mix).
@@ -664,6 +665,8 @@ def round_facts(doc: dict[str, Any], revealed: dict[str, bytes]) -> tuple[Any, .
         raise TypeError("bets, payouts, net and nonce must be integers")
     status, decision = doc["status"], doc["decision"]
     action = None if decision is None else decision["action"]
+    if decision is not None and decision["decided_by"] not in DECIDERS:
+        raise ValueError(f"decided_by {decision['decided_by']!r} is none of {DECIDERS}")
     problem = _stakes_problem(rules, ante, tie_bet)
     if problem:
         return (round_id, f"round {round_id}: {problem}", None, None, None, None, None, None)
@@ -999,9 +1002,12 @@ class Verifier:
         if key != expected or (kind == "wallet") != (player is not None):
             check.fail(self.line, f"account key {key} does not match its kind and owner")
         self.accounts[key] = (kind, currency)
-        if kind != "wallet":
-            return
         head, opening = doc["head"], doc["opening"]
+        if kind != "wallet":
+            # Only a wallet has a chain (house, in-play and cash balances are derived).
+            if head is not None or opening is not None:
+                check.fail(self.line, f"account {key}: a shared account has no chain state")
+            return
         for state in (head, opening):
             if state is not None and not (
                 type(state["balance"]) is int
