@@ -19,6 +19,7 @@ from selenium.webdriver.remote.webdriver import WebDriver
 
 from harness import pg
 from harness.server import GunicornInstance, free_port
+from tests.services import missing
 
 from .clock import CLOCK_FILE_VARIABLE
 from .helpers import OPERATOR_TOKEN, Operator, console_errors, missing_browser, start_chromium
@@ -47,11 +48,8 @@ class Server:
 @pytest.fixture(scope="session")
 def browser_ready() -> None:
     reason = missing_browser()
-    if reason is None:
-        return
-    if os.environ.get("CASINO_REQUIRE_BROWSER") == "1":
-        pytest.fail(f"CASINO_REQUIRE_BROWSER=1 but {reason}", pytrace=False)
-    pytest.skip(reason)
+    if reason is not None:
+        missing(reason, "CASINO_REQUIRE_BROWSER")
 
 
 # One xdist worker per database (make test runs --dist loadgroup): one server and one

@@ -22,6 +22,7 @@ from sqlalchemy.engine import make_url
 from casino import create_app
 from casino.api.database import EXTENSION_KEY
 from casino.store.migrate import upgrade
+from tests.services import missing
 
 from .helpers import Api, Player, make_config
 
@@ -82,10 +83,7 @@ def _pg_admin_url() -> str:
         # Only a test that forgot its ``postgres`` marker gets here (marked ones are skipped
         # at collection, or refused there under CASINO_REQUIRE_POSTGRES=1): skip, or fail
         # where PostgreSQL is required, rather than error on a missing variable.
-        reason = f"{PG_ENV} is not set (no PostgreSQL on this machine)"
-        if os.environ.get("CASINO_REQUIRE_POSTGRES") == "1":
-            pytest.fail(reason)
-        pytest.skip(reason)
+        missing(f"{PG_ENV} is not set (no PostgreSQL on this machine)", "CASINO_REQUIRE_POSTGRES")
     return url
 
 

@@ -24,6 +24,7 @@ import pytest
 from harness import api, pg
 from harness.http import Reply, request
 from harness.server import GunicornInstance
+from tests.services import missing
 
 OPERATOR = "op_" + secrets.token_urlsafe(32)
 REDIS_URL = os.environ.get("CASINO_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
@@ -42,10 +43,7 @@ def _redis_answers(url: str) -> bool:
 @pytest.fixture(scope="module")
 def instance(tmp_path_factory: pytest.TempPathFactory) -> Iterator[GunicornInstance]:
     if not _redis_answers(REDIS_URL):
-        message = f"no Redis answers at {REDIS_URL}"
-        if os.environ.get("CASINO_REQUIRE_REDIS") == "1":
-            pytest.fail(message)
-        pytest.skip(message)
+        missing(f"no Redis answers at {REDIS_URL}", "CASINO_REQUIRE_REDIS")
     url = f"sqlite:///{tmp_path_factory.mktemp('counters') / 'casino.store'}"
     pg.migrate(url)
     server = GunicornInstance(
