@@ -8,6 +8,7 @@ a fresh connection (``casino.api.database.retry_on_disconnect``).
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -24,14 +25,20 @@ from .helpers import Api
 def _drop_every_connection(database: MigratedDatabase) -> int:
     """Terminate every server backend of the database, as a server restart would."""
     killer = create_engine(database.url, isolation_level="AUTOCOMMIT")
+    others = "WHERE datname = current_database() AND pid <> pg_backend_pid()"
     try:
         with killer.connect() as connection:
             killed = connection.execute(
-                text(
-                    "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-                    "WHERE datname = current_database() AND pid <> pg_backend_pid()"
-                )
+                text(f"SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity {others}")
             ).scalar_one()
+            # pg_terminate_backend only signals: wait until the backends are gone (and have
+            # said goodbye), as after a restart, or the next request races their exit.
+            deadline = time.monotonic() + 10
+            while connection.execute(
+                text(f"SELECT count(*) FROM pg_stat_activity {others}")
+            ).scalar_one():
+                assert time.monotonic() < deadline, "terminated backends did not exit"
+                time.sleep(0.01)
     finally:
         killer.dispose()
     database.engine.dispose()  # the fixture's own pooled connections died too
