@@ -271,6 +271,5 @@ def reality_check(protection: ProtectionRecord | None, now: datetime) -> dict[st
 
 
 def due_reality_check(uow: UnitOfWork, player_id: str) -> dict[str, Any] | None:
-    """The reality check due now for ``player_id``, read without a lock: recall reports it
-    as bets and decisions do, so a client that only polls a round still sees it."""
+    """The reality check due now for ``player_id``, read without a lock."""
     return reality_check(uow.protection.get(player_id), uow.now())

@@ -333,10 +333,15 @@ def decide(
 
 
 def get_round(uow: UnitOfWork, round_id: str, player_id: str | None) -> RoundView:
+    """A round's recall; ``player_id`` the player asking (None: an operator). The player's
+    recall reports a reality check due now, as bets and decisions do, so a client that only
+    polls a round still sees it."""
     row = uow.rounds.get(round_id) if _is_uuid(round_id) else None
     if row is None or (player_id is not None and row.round.player_id != player_id):
         raise NotFound("no such round", code="round_not_found")
-    return round_view(row)
+    if player_id is None:
+        return round_view(row)
+    return round_view(row, protection.due_reality_check(uow, player_id))
 
 
 def list_rounds(

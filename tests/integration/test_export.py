@@ -650,6 +650,20 @@ def test_casino_export_and_verify_export(svc: Svc, demo_tables: list[str], db_ur
     assert unreadable.exit_code == 2
 
 
+def copied_alone(tmp_path: Path, documents: list[dict[str, Any]]) -> Path:
+    """A directory holding the verifier file alone and ``export.ndjson`` of ``documents``:
+    what an auditor has on their own machine."""
+    alone = tmp_path / "auditor"
+    alone.mkdir()
+    shutil.copy(VERIFIER_FILE, alone / "casino_audit_export.py")
+    (alone / "export.ndjson").write_bytes(join(documents, rechain=False))
+    return alone
+
+
+#: The environment of an interpreter run alone: no variable of this one's.
+ALONE_ENV = {"PATH": os.environ.get("PATH", ""), "LANG": "C.UTF-8"}
+
+
 def test_the_verifier_runs_alone_with_no_project_package(
     svc: Svc, demo_tables: list[str], tmp_path: Path
 ) -> None:
@@ -657,16 +671,12 @@ def test_the_verifier_runs_alone_with_no_project_package(
     site-packages (-I -S): only the standard library is importable there."""
     ledger = play(svc)
     documents = split(exported(svc))
-    alone = tmp_path / "auditor"
-    alone.mkdir()
-    shutil.copy(VERIFIER_FILE, alone / "casino_audit_export.py")
-    (alone / "export.ndjson").write_bytes(join(documents, rechain=False))
+    alone = copied_alone(tmp_path, documents)
     python = [sys.executable, "-I", "-S"]
-    env = {"PATH": os.environ.get("PATH", ""), "LANG": "C.UTF-8"}
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [*python, *args], cwd=alone, env=env, capture_output=True, text=True, timeout=300
+            [*python, *args], cwd=alone, env=ALONE_ENV, capture_output=True, text=True, timeout=300
         )
 
     for package in ("casino", "sqlalchemy", "cryptography"):

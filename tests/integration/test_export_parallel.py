@@ -12,8 +12,6 @@ pool that quietly fell back to the sequential path would fail here.
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -26,10 +24,11 @@ from casino.audit_export import casino_audit_export as verifier
 
 from .conftest import Svc
 from .test_export import (
+    ALONE_ENV,
     PINNED,
     SIGNING_KEY,
     TAMPERINGS,
-    VERIFIER_FILE,
+    copied_alone,
     exported,
     first,
     join,
@@ -168,13 +167,9 @@ def test_the_file_alone_gives_the_same_with_jobs(
     export."""
     ledger = play(svc)
     documents = split(exported(svc))
-    alone = tmp_path / "auditor"
-    alone.mkdir()
-    shutil.copy(VERIFIER_FILE, alone / "casino_audit_export.py")
-    (alone / "export.ndjson").write_bytes(join(documents, rechain=False))
+    alone = copied_alone(tmp_path, documents)
     TAMPERINGS["seed"][0](documents, ledger)
     (alone / "tampered.ndjson").write_bytes(join(documents, rechain=True))
-    env = {"PATH": os.environ.get("PATH", ""), "LANG": "C.UTF-8"}
     key = SIGNING_KEY.verifying.hex
 
     def run(name: str, *jobs: str) -> tuple[int, dict[str, Any]]:
@@ -182,7 +177,7 @@ def test_the_file_alone_gives_the_same_with_jobs(
         done = subprocess.run(
             [*command, "--key", key, *jobs],
             cwd=alone,
-            env=env,
+            env=ALONE_ENV,
             capture_output=True,
             text=True,
             timeout=300,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from flask.views import MethodView
@@ -35,10 +34,8 @@ from casino.api.schemas import (
     RoundsQuerySchema,
     round_body,
 )
-from casino.service import protection
 from casino.service import rounds as round_service
 from casino.service.views import Page, RoundView
-from casino.store.uow import UnitOfWork
 
 blp = ApiBlueprint("rounds", __name__, url_prefix="/api/v1/rounds", description="Rounds")
 
@@ -131,14 +128,7 @@ class Round(MethodView):
         For the player, ``reality_check`` is the one due now, as in bet and decision
         answers, until acknowledged; an operator's recall has it null."""
         scope = scope_player_id()
-
-        def recall(uow: UnitOfWork) -> RoundView:
-            view = round_service.get_round(uow, round_id, scope)
-            if scope is None:
-                return view
-            return replace(view, reality_check=protection.due_reality_check(uow, scope))
-
-        return read(recall)
+        return read(lambda uow: round_service.get_round(uow, round_id, scope))
 
 
 @blp.route("/<uuid_str:round_id>/decision")

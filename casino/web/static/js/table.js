@@ -168,7 +168,7 @@ function renderTable() {
     rules.max_tie_bet > 0
       ? `Tie bet up to ${m(rules.max_tie_bet)}, pays ${rules.tie_pays} to 1`
       : "No tie bet",
-    `${rules.decks} ${rules.decks === 1 ? "deck" : "decks"}`,
+    counted(rules.decks, "deck"),
   ];
   if (rules.war_tie_bonus) parts.push("Tie in a war pays a bonus");
   if (!rules.surrender_allowed) parts.push("No surrender");
@@ -324,12 +324,15 @@ async function sendDecision(roundId, action) {
 // it for the player: 16 random bytes, in hex. Only on the pair's first bet (later ones would be
 // refused with client_seed_fixed): the pair has dealt once a round shows its server seed hash,
 // and its rounds are the newest in the history.
+// Whether the active pair has dealt a round: one in the history shows its server seed hash.
+function pairHasDealt(seeds) {
+  return state.history.some((r) => r.fairness.server_seed_hash === seeds.server_seed_hash);
+}
+
 function freshClientSeed() {
   const seeds = state.seeds;
   if (!seeds || seeds.client_seed_chosen || !globalThis.crypto?.getRandomValues) return null;
-  if (state.history.some((r) => r.fairness.server_seed_hash === seeds.server_seed_hash)) {
-    return null;
-  }
+  if (pairHasDealt(seeds)) return null;
   const bytes = crypto.getRandomValues(new Uint8Array(16));
   return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
@@ -665,7 +668,7 @@ function renderSeeds(seeds) {
   el.seedHash.textContent = seeds.server_seed_hash;
   el.nextNonce.textContent = String(seeds.next_nonce);
   el.clientSeed.value = seeds.client_seed;
-  const dealt = state.history.some((r) => r.fairness.server_seed_hash === seeds.server_seed_hash);
+  const dealt = pairHasDealt(seeds);
   el.seedNote.textContent = seeds.client_seed_chosen
     ? ""
     : dealt
@@ -797,9 +800,8 @@ function showRealityCheck(check) {
   const minutes = check.minutes_played;
   const every = check.interval_minutes;
   el.realityText.textContent =
-    `You have been playing for ${minutes} ${minutes === 1 ? "minute" : "minutes"} ` +
-    `(since ${since}). You asked for a reality check every ${every} ` +
-    `${every === 1 ? "minute" : "minutes"}.`;
+    `You have been playing for ${counted(minutes, "minute")} (since ${since}). ` +
+    `You asked for a reality check every ${counted(every, "minute")}.`;
   const session = sessionSummary(check.session_started_at);
   el.realitySession.textContent = session || "";
   show(el.realitySession, Boolean(session));
@@ -820,8 +822,7 @@ function sessionSummary(startedIso) {
   const net = rounds.reduce((sum, r) => sum + (r.status === "settled" ? r.net : 0), 0);
   const verb = net > 0 ? "won" : net < 0 ? "lost" : "neither won nor lost";
   const amount = net ? ` ${money(Math.abs(net), state.currency)}` : "";
-  return `In this session you played ${rounds.length} ` +
-    `${rounds.length === 1 ? "round" : "rounds"} and ${verb}${amount}.`;
+  return `In this session you played ${counted(rounds.length, "round")} and ${verb}${amount}.`;
 }
 
 async function acknowledgeRealityCheck() {
@@ -839,8 +840,8 @@ async function acknowledgeRealityCheck() {
   state.realityCheck = null;
   el.realityCheck.close();
   const every = check.interval_minutes;
-  announce(`Reality check acknowledged. The next one comes in ${every} ` +
-    `${every === 1 ? "minute" : "minutes"} of play.`);
+  announce(`Reality check acknowledged. The next one comes in ${counted(every, "minute")} ` +
+    "of play.");
   updateButtons();
   if (!el.deal.hidden && !el.deal.disabled) el.deal.focus();
 }
@@ -873,3 +874,8 @@ function showWaiting(message, seconds) {
 }
 
 start();
+
+// "1 minute", "2 minutes".
+function counted(n, word) {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
