@@ -31,7 +31,7 @@ from sqlalchemy import func, select
 
 from casino.audit_export import casino_audit_export as verifier
 from casino.cli import main as casino_cli
-from casino.engine.casino_war import CasinoWarDeal
+from casino.engine.casino_war import CasinoWarDeal, deal_casino_war
 from casino.ledger.checkpoints import SigningKey, VerifyingKey
 from casino.service import rounds, seeds, wallets
 from casino.service.errors import Invalid
@@ -392,6 +392,24 @@ def _provable(doc: dict[str, Any], path: tuple[Any, ...], revealed: set[str]) ->
     return not (path[:1] == ("rules",) and not relevant.get(path[1], True))
 
 
+def _same_cards_with_decks(doc: dict[str, Any], decks: int, seed_of: dict[str, str]) -> bool:
+    """Whether a revealed round, re-dealt from a shoe of ``decks`` decks, shows the very
+    cards it shows (for a round without a war, about one chance in a few thousand): its
+    number of decks is then not proven by the re-deal."""
+    fairness = doc["fairness"]
+    seed = seed_of.get(fairness["server_seed_hash"])
+    if seed is None:
+        return False
+    deal = deal_casino_war(bytes.fromhex(seed), fairness["client_seed"], fairness["nonce"], decks)
+    shown = [doc["player_card"], doc["dealer_card"]]
+    dealt = list(deal.codes[:2])
+    if doc["war"] is not None:
+        war = doc["war"]
+        shown += [*war["burns"], war["player_card"], war["dealer_card"]]
+        dealt = list(deal.codes)
+    return dealt == shown
+
+
 def _fields(doc: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
     """The path of every value of a line (but its type and its link to the line before)."""
     if isinstance(doc, dict):
@@ -474,6 +492,7 @@ def test_every_single_line_edited_dropped_or_moved_is_caught(
     assert any(d["fairness"]["server_seed_hash"] in revealed for d in played)
     assert any(d["wallet_seq"] for d in documents if d["type"] == "transaction")
     last = len(lines) - 1
+    seed_of = {d["server_seed_hash"]: d["server_seed"] for d in seeds_ if d["server_seed"]}
 
     def caught(export_lines: list[bytes]) -> bool:
         return not check(b"".join(export_lines))["ok"]
@@ -504,6 +523,8 @@ def test_every_single_line_edited_dropped_or_moved_is_caught(
             new = _changed(_get(doc, path), path, others)
             if new is None:
                 continue  # a null no line of its kind fills: nothing plausible to put there
+            if path == ("rules", "decks") and _same_cards_with_decks(doc, new, seed_of):
+                continue  # a shoe of that size deals this round the same cards: no proof
             edited = [*documents[:n], _edited(doc, path, new), *documents[n + 1 :]]
             if check(join(edited, rechain=True))["ok"]:
                 missed.append((n + 1, doc["type"], path, new))
