@@ -156,7 +156,10 @@ class BaseConfig:
     CLIENT_BODY_TIMEOUT = 10.0
 
     DATABASE_URL: str | None = None
+    # Tokens of the operator ``default`` (docs/operators.md).
     CASINO_OPERATOR_TOKENS: list[str] = []
+    # Tokens of the platform: they manage operators (POST/GET/PATCH /api/v1/operators).
+    CASINO_PLATFORM_TOKENS: list[str] = []
     # Browser origins allowed to call the API (CORS); none by default.
     CASINO_CORS_ORIGINS: list[str] = []
     # ISO 4217 codes this operator accepts (wallets, tables, limits): CASINO_CURRENCIES.
@@ -219,6 +222,8 @@ class BaseConfig:
             settings["CASINO_CURRENCIES"] = _currencies(environ["CASINO_CURRENCIES"])
         if "CASINO_OPERATOR_TOKENS" in environ:
             settings["CASINO_OPERATOR_TOKENS"] = _split_tokens(environ["CASINO_OPERATOR_TOKENS"])
+        if "CASINO_PLATFORM_TOKENS" in environ:
+            settings["CASINO_PLATFORM_TOKENS"] = _split_tokens(environ["CASINO_PLATFORM_TOKENS"])
         if "CASINO_CORS_ORIGINS" in environ:
             settings["CASINO_CORS_ORIGINS"] = parse_origins(environ["CASINO_CORS_ORIGINS"])
         if environ.get("RATELIMIT_STORAGE_URI"):
@@ -274,6 +279,7 @@ class TestingConfig(BaseConfig):
     # Tests that exercise throttling enable it explicitly.
     RATELIMIT_ENABLED = False
     CASINO_OPERATOR_TOKENS = ["test-operator-token"]
+    CASINO_PLATFORM_TOKENS = ["test-platform-token"]
 
     @classmethod
     def load(cls, environ: Mapping[str, str]) -> dict[str, Any]:
@@ -309,13 +315,12 @@ class ProductionConfig(BaseConfig):
                 "a checkpoint signing key is required in production: CASINO_SIGNING_KEY "
                 "(64 hex digits or an Ed25519 PEM) or CASINO_SIGNING_KEY_FILE"
             )
-        _refuse_weak_operator_tokens(
-            settings.get("CASINO_OPERATOR_TOKENS", cls.CASINO_OPERATOR_TOKENS)
-        )
+        for name in ("CASINO_OPERATOR_TOKENS", "CASINO_PLATFORM_TOKENS"):
+            _refuse_weak_tokens(name, settings.get(name, getattr(cls, name)))
         return settings
 
 
-def _refuse_weak_operator_tokens(tokens: list[str]) -> None:
+def _refuse_weak_tokens(name: str, tokens: list[str]) -> None:
     from config.token_policy import weakness
 
     for position, token in enumerate(tokens, start=1):
@@ -323,7 +328,7 @@ def _refuse_weak_operator_tokens(tokens: list[str]) -> None:
         if reason is not None:
             # Which one and why, never the token itself (this ends up in logs).
             raise ConfigError(
-                f"CASINO_OPERATOR_TOKENS: token {position} is guessable ({reason}); use e.g. "
+                f"{name}: token {position} is guessable ({reason}); use e.g. "
                 '`python -c "import secrets; print(secrets.token_urlsafe(32))"`'
             )
 

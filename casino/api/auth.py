@@ -1,8 +1,10 @@
 """Bearer tokens -> ``Principal`` on ``flask.g``; role and ownership checks for views.
 
 No/invalid token -> 401 ``unauthenticated``; a valid token of the wrong role -> 403
-``forbidden``; a player naming another player's resource -> 404, exactly as if it did not
-exist. Tokens are never logged or echoed.
+``forbidden`` (a platform token manages operators and does nothing else); a player naming
+another player's resource, or an operator another operator's, -> 404, exactly as if it did
+not exist (the unit of work acts for the caller's operator: casino.service.auth). Tokens are
+never logged or echoed.
 """
 
 from __future__ import annotations
@@ -23,9 +25,11 @@ from casino.service.auth import Principal
 from casino.service.errors import Forbidden, NotFound, Unauthenticated
 
 F = TypeVar("F", bound=Callable[..., Any])
-Role = Literal["operator", "player"]
+Role = Literal["operator", "player", "platform"]
 OPERATOR: Role = "operator"
 PLAYER: Role = "player"
+#: The platform: manages operators (docs/operators.md).
+PLATFORM: Role = "platform"
 
 # Visible ASCII only: anything else cannot be a token we issued, and refusing it here keeps
 # odd bytes away from hashing and constant-time comparison.
@@ -49,13 +53,19 @@ def authenticate_request() -> Principal:
         return cast(Principal, cached)
     token = _bearer_token()
     operator_tokens = current_app.config.get("CASINO_OPERATOR_TOKENS", [])
+    platform_tokens = current_app.config.get("CASINO_PLATFORM_TOKENS", [])
     # A money-moving request's key is looked up with the token, in one round trip.
     key = request_key() if request.method == "POST" else None
     try:
         # Authentication is each request's first database statement.
         principal = retry_on_disconnect(
             lambda: service_auth.authenticate(
-                request_uow(), token, operator_tokens, idempotency_key=key, now=clock.now()
+                request_uow(),
+                token,
+                operator_tokens,
+                platform_tokens=platform_tokens,
+                idempotency_key=key,
+                now=clock.now(),
             )
         )
     except Unauthenticated as error:

@@ -36,6 +36,7 @@ GENERIC_PROBLEM_CODES = (
     "unauthenticated",
     "session_expired",
     "forbidden",
+    "operator_inactive",
     "rate_limited",
     "service_unavailable",
     "malformed_json",

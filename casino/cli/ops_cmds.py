@@ -40,12 +40,15 @@ def _url(url: str | None) -> str:
 
 
 @contextmanager
-def _unit_of_work(url: str | None) -> Iterator[UnitOfWork]:
+def _unit_of_work(url: str | None, operator: str | None = "default") -> Iterator[UnitOfWork]:
+    """A unit of work acting for ``operator`` (None: every operator, for reading)."""
     from casino.store.database import Database
 
     database = Database.open(_url(url))
     try:
-        with database.unit_of_work() as uow:
+        with database.unit_of_work(operator) as uow:
+            if operator is None:
+                uow.all_operators()
             yield uow
     finally:
         database.dispose()
@@ -222,7 +225,7 @@ def audit(url: str | None, as_json: bool, since: str | None) -> None:
 
     key, others = _signing_settings()
     rounds_since = None if since is None else parse_instant(since)
-    with _unit_of_work(url) as uow:
+    with _unit_of_work(url, None) as uow:
         report = run_audit(uow, trusted_keys(key, others), rounds_since=rounds_since)
     if as_json:
         document = {
@@ -266,7 +269,7 @@ def seal(url: str | None, every: float | None, parent: int | None) -> None:
         while True:
             try:
                 with database.unit_of_work() as uow:
-                    made = seal_pending(uow, key)
+                    made = seal_pending(uow.all_operators(), key)
                     uow.commit()
             except DBAPIError as error:
                 if every is None:

@@ -1,8 +1,15 @@
-"""Who is calling: operator or player, from a bearer token.
+"""Who is calling: platform, operator or player, from a bearer token; and for which operator.
 
 Tokens are high-entropy random strings, so a plain SHA-256 is enough to store them: only the
 hash is kept, never the token. Operator tokens from the configuration are compared in constant
 time against every configured token.
+
+Authentication decides the operator (the tenant) of the request once and sets it on the unit
+of work (docs/operators.md): a player's or game session's token acts for the player's
+operator, an operator token for its own, and the configured ``CASINO_OPERATOR_TOKENS`` for the
+operator ``default``. A platform token (``CASINO_PLATFORM_TOKENS``, or stored without an
+operator) acts for no operator: it manages the operators themselves. Any token of an operator
+that is not active is refused (403 ``operator_inactive``).
 """
 
 from __future__ import annotations
@@ -15,11 +22,15 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Literal
 
-from casino.service.errors import Invalid, NotFound, Unauthenticated
+from casino.service.errors import Forbidden, Invalid, NotFound, Unauthenticated
+from casino.store.records import TokenOwner
+from casino.store.tenancy import DEFAULT_OPERATOR
 from casino.store.types import utcnow
 from casino.store.uow import UnitOfWork
 
 OPERATOR_PREFIX = "op_"
+#: Stored platform tokens (``casino create-operator-token --platform``).
+PLATFORM_PREFIX = "pt_"
 PLAYER_PREFIX = "pl_"
 #: Game session tokens (the launch flow): a player's credential for a limited time.
 GAME_SESSION_PREFIX = "gs_"
@@ -32,11 +43,13 @@ MAX_TOKEN_LENGTH = 512
 
 @dataclass(frozen=True)
 class Principal:
-    role: Literal["operator", "player"]
+    role: Literal["operator", "player", "platform"]
     player_id: str | None
     subject: str
     #: The game session whose token authenticated the caller, if one did.
     session_id: str | None = None
+    #: The operator the caller acts for (None: the platform).
+    operator_id: str | None = None
 
 
 def hash_token(token: str) -> str:
@@ -45,6 +58,20 @@ def hash_token(token: str) -> str:
 
 def new_token(prefix: str) -> str:
     return prefix + secrets.token_urlsafe(32)
+
+
+def _inactive() -> Forbidden:
+    return Forbidden("the operator is not active", code="operator_inactive")
+
+
+def _acting(uow: UnitOfWork, owner: TokenOwner | None) -> TokenOwner | None:
+    """The owner of a player credential, its operator now the unit of work's."""
+    if owner is None:
+        return None
+    if not owner.operator_active:
+        raise _inactive()
+    uow.act_for(owner.operator_id)
+    return owner
 
 
 def _configured_operator(token: str, operator_tokens: Sequence[str]) -> str | None:
@@ -61,45 +88,62 @@ def authenticate(
     token: str,
     operator_tokens: Sequence[str],
     *,
+    platform_tokens: Sequence[str] = (),
     idempotency_key: str | None = None,
     now: datetime | None = None,
 ) -> Principal:
-    """The caller of ``token``. With ``idempotency_key`` (a money-moving request), a player's
-    lookup also does the idempotency lock and lookup for that key on PostgreSQL, in the same
-    round trip (``casino.service.idempotency.begin`` then uses it)."""
+    """The caller of ``token``; the unit of work acts for the caller's operator from here on.
+    With ``idempotency_key`` (a money-moving request), a player's lookup also does the
+    idempotency lock and lookup for that key on PostgreSQL, in the same round trip
+    (``casino.service.idempotency.begin`` then uses it)."""
     if not isinstance(token, str) or not token or len(token) > MAX_TOKEN_LENGTH:
         raise Unauthenticated("a valid bearer token is required", code="invalid_token")
     configured = _configured_operator(token, operator_tokens)
     if configured is not None:
-        return Principal("operator", None, f"operator:config:{hash_token(configured)[:16]}")
+        uow.act_for(DEFAULT_OPERATOR)
+        subject = f"operator:config:{hash_token(configured)[:16]}"
+        return Principal("operator", None, subject, operator_id=DEFAULT_OPERATOR)
+    platform = _configured_operator(token, platform_tokens)
+    if platform is not None:
+        return Principal("platform", None, f"platform:config:{hash_token(platform)[:16]}")
     digest = hash_token(token)
     if token.startswith(GAME_SESSION_PREFIX):
         return _game_session(uow, digest, now or utcnow())
     if token.startswith(PLAYER_PREFIX):
         if idempotency_key is not None:
             # On PostgreSQL this also takes the key's lock and looks its record up.
-            player_id = uow.idempotency.player_and_key(
-                digest, PLAYER_SUBJECT_PREFIX, idempotency_key
-            )
+            owner = uow.idempotency.player_and_key(digest, PLAYER_SUBJECT_PREFIX, idempotency_key)
         else:
-            player_id = uow.players.id_by_token_hash(digest)
-        if player_id is not None:
-            return Principal("player", player_id, PLAYER_SUBJECT_PREFIX + player_id)
+            owner = uow.players.owner_of_token(digest)
+        player = _acting(uow, owner)
+        if player is not None:
+            subject = PLAYER_SUBJECT_PREFIX + player.player_id
+            return Principal("player", player.player_id, subject, operator_id=player.operator_id)
     else:
-        operator_id = uow.operator_tokens.id_by_hash(digest, now=utcnow())
-        if operator_id is not None:
-            return Principal("operator", None, f"operator:{operator_id}")
+        stored = uow.operator_tokens.id_by_hash(digest, now=utcnow())
+        if stored is not None:
+            token_id, operator_id, active = stored
+            if operator_id is None:
+                return Principal("platform", None, f"platform:{token_id}")
+            if not active:
+                raise _inactive()
+            uow.act_for(operator_id)
+            return Principal("operator", None, f"operator:{token_id}", operator_id=operator_id)
     raise Unauthenticated("a valid bearer token is required", code="invalid_token")
 
 
 def _game_session(uow: UnitOfWork, digest: str, now: datetime) -> Principal:
     found = uow.game_sessions.find_by_token_hash(digest)
-    if found is None or found.revoked_at is not None:
+    if found is None or found[0].revoked_at is not None:
         raise Unauthenticated("a valid bearer token is required", code="invalid_token")
-    if now >= found.expires_at:
+    session, owner = found
+    if now >= session.expires_at:
         raise Unauthenticated("the game session has expired", code="session_expired")
-    player = PLAYER_SUBJECT_PREFIX + found.player_id
-    return Principal("player", found.player_id, player, session_id=found.id)
+    _acting(uow, owner)
+    player = PLAYER_SUBJECT_PREFIX + session.player_id
+    return Principal(
+        "player", session.player_id, player, session_id=session.id, operator_id=owner.operator_id
+    )
 
 
 @dataclass(frozen=True)
@@ -108,10 +152,13 @@ class OperatorTokenView:
     name: str
     created_at: datetime
     expires_at: datetime | None = None
+    #: None: a platform token.
+    operator_id: str | None = None
 
 
 def list_operator_tokens(uow: UnitOfWork) -> list[OperatorTokenView]:
-    """The operator tokens stored in the database (names and ids, never the tokens)."""
+    """The operator tokens stored in the database (names and ids, never the tokens): the
+    operator's, or every one (platform tokens too) in all-operators mode."""
     return [OperatorTokenView(*row) for row in uow.operator_tokens.all()]
 
 
@@ -124,16 +171,19 @@ def revoke_operator_token(uow: UnitOfWork, token_id: int) -> OperatorTokenView:
     return OperatorTokenView(*found)
 
 
-def create_operator_token(uow: UnitOfWork, name: str, expires_in: timedelta | None = None) -> str:
-    """A new operator token, returned once; only its hash is stored. With ``expires_in`` it
-    is refused from then on (else it lasts until revoked)."""
+def create_operator_token(
+    uow: UnitOfWork, name: str, expires_in: timedelta | None = None, *, platform: bool = False
+) -> str:
+    """A new token of the unit of work's operator (or, with ``platform``, a platform token),
+    returned once; only its hash is stored. With ``expires_in`` it is refused from then on
+    (else it lasts until revoked)."""
     name = (name or "").strip()
     if not 1 <= len(name) <= 200:
         raise Invalid("a token name of 1 to 200 characters is required", code="invalid_name")
     if expires_in is not None and expires_in <= timedelta(0):
         raise Invalid("a token's lifetime must be positive", code="invalid_expiry")
-    token = new_token(OPERATOR_PREFIX)
+    token = new_token(PLATFORM_PREFIX if platform else OPERATOR_PREFIX)
     now = utcnow()
     expires_at = None if expires_in is None else now + expires_in
-    uow.operator_tokens.add(name, hash_token(token), now, expires_at)
+    uow.operator_tokens.add(name, hash_token(token), now, expires_at, platform=platform)
     return token

@@ -11,7 +11,8 @@ from datetime import datetime
 
 from sqlalchemy import select, update
 
-from casino.store.models import GameSession
+from casino.store.models import GameSession, Operator
+from casino.store.records import TokenOwner
 from casino.store.repository import Repository
 
 
@@ -52,6 +53,7 @@ class GameSessionStore(Repository):
         session = self.session
         record = GameSession(
             id=session_id,
+            operator_id=self.operator_id,
             player_id=player_id,
             table_id=table_id,
             token_hash=token_hash,
@@ -63,16 +65,30 @@ class GameSessionStore(Repository):
         session.flush()
         return _row(record)
 
-    def find_by_token_hash(self, token_hash: str) -> GameSessionRow | None:
-        session = self.session
-        found = session.execute(
-            select(GameSession).where(GameSession.token_hash == token_hash)
-        ).scalar_one_or_none()
-        return None if found is None else _row(found)
+    def find_by_token_hash(self, token_hash: str) -> tuple[GameSessionRow, TokenOwner] | None:
+        """Authentication: the session whose token has this hash, with its owner (before
+        any operator is known: this decides it)."""
+        found = self.session.execute(
+            select(GameSession, Operator.active)
+            .join(Operator, Operator.id == GameSession.operator_id)
+            .where(GameSession.token_hash == token_hash)
+        ).one_or_none()
+        if found is None:
+            return None
+        row, active = found
+        return _row(row), TokenOwner(row.player_id, row.operator_id, bool(active))
+
+    def _own(self, session_id: str) -> GameSession | None:
+        if not isinstance(session_id, str):
+            return None
+        return self.session.scalars(
+            select(GameSession)
+            .where(GameSession.id == session_id, self.owned(GameSession.operator_id))
+            .execution_options(populate_existing=True)
+        ).one_or_none()
 
     def get(self, session_id: str) -> GameSessionRow | None:
-        session = self.session
-        found = session.get(GameSession, session_id)
+        found = self._own(session_id)
         return None if found is None else _row(found)
 
     def revoke(self, session_id: str, now: datetime) -> GameSessionRow | None:
@@ -80,9 +96,13 @@ class GameSessionStore(Repository):
         session = self.session
         session.execute(
             update(GameSession)
-            .where(GameSession.id == session_id, GameSession.revoked_at.is_(None))
+            .where(
+                GameSession.id == session_id,
+                GameSession.operator_id == self.operator_id,
+                GameSession.revoked_at.is_(None),
+            )
             .values(revoked_at=now)
             .execution_options(synchronize_session="fetch")
         )
-        found = session.get(GameSession, session_id, populate_existing=True)
+        found = self._own(session_id)
         return None if found is None else _row(found)

@@ -6,9 +6,12 @@ transaction as its postings; the house, in-play and cash balances are derived fr
 and rolled up by the sealer into signed checkpoints, so no row is shared by every bet.
 
 No foreign key points from a bet's rows at a row every bet would share (a posting's account,
-a round's table): checking one takes a KEY SHARE lock on the referenced row, which would make
-the house account and each table row a lock every bet takes. The audit checks those
-references instead.
+a round's table, the operator of a round or a transaction): checking one takes a KEY SHARE
+lock on the referenced row, which would make the house account, each table row and each
+operator row a lock every bet takes. The audit checks those references instead.
+
+Tenant-owned rows carry their operator (``operator_id``, docs/operators.md) so that every
+read filters by it directly; the repositories do (casino.store.tenancy).
 """
 
 from __future__ import annotations
@@ -22,11 +25,13 @@ from sqlalchemy import (
     Boolean,
     CheckConstraint,
     ForeignKey,
+    ForeignKeyConstraint,
     Index,
     Integer,
     LargeBinary,
     Sequence,
     String,
+    UniqueConstraint,
     text,
 )
 from sqlalchemy.orm import Mapped, mapped_column
@@ -41,11 +46,55 @@ SETTLED = "settled"
 GENESIS_HASH = "0" * 64
 
 
+#: Wallet modes of an operator: wallets held here, or the operator's own wallet called per bet.
+TRANSFER = "transfer"
+SEAMLESS = "seamless"
+
+
+class Operator(Base):
+    """A tenant: a casino that offers the game to its own players (docs/operators.md).
+
+    ``currencies``: the ISO 4217 codes it may use; None means the deployment's configured
+    ones (``CASINO_CURRENCIES``; the operator ``default`` of migration 0019). A ``seamless``
+    operator keeps its players' money in its own wallet at ``wallet_url``; requests to it
+    are signed with ``wallet_secret``, and a secret replaced less than the grace period ago
+    stays valid as ``wallet_previous_secret`` until ``wallet_previous_secret_until``. The
+    secrets never leave the service (no view, no log shows them).
+    """
+
+    __tablename__ = "operators"
+    __table_args__ = (
+        CheckConstraint("wallet_mode IN ('transfer', 'seamless')", name="wallet_mode_known"),
+        CheckConstraint(
+            "wallet_mode <> 'seamless' OR (wallet_url IS NOT NULL AND wallet_secret IS NOT NULL)",
+            name="seamless_has_wallet",
+        ),
+        CheckConstraint("wallet_timeout_ms > 0", name="timeout_positive"),
+    )
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    currencies: Mapped[list[str] | None] = mapped_column(JSON)
+    wallet_mode: Mapped[str] = mapped_column(String(16))
+    wallet_url: Mapped[str | None] = mapped_column(String(500))
+    wallet_secret: Mapped[str | None] = mapped_column(String(256))
+    wallet_previous_secret: Mapped[str | None] = mapped_column(String(256))
+    wallet_previous_secret_until: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    wallet_timeout_ms: Mapped[int] = mapped_column(Integer)
+    close_losing_round_with_zero_win: Mapped[bool] = mapped_column(Boolean)
+    active: Mapped[bool] = mapped_column(Boolean)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
 class Player(Base):
     __tablename__ = "players"
+    # An operator's own reference for its player: unique per operator, not across them.
+    __table_args__ = (UniqueConstraint("operator_id", "external_ref"),)
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True)
-    external_ref: Mapped[str] = mapped_column(String(200), unique=True)
+    operator_id: Mapped[str] = mapped_column(ForeignKey("operators.id"))
+    external_ref: Mapped[str] = mapped_column(String(200))
     display_name: Mapped[str | None] = mapped_column(String(200))
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
@@ -64,11 +113,16 @@ class OperatorToken(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
     #: None: valid until revoked.
     expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    #: The operator the token acts for; None: a platform token (manages operators).
+    operator_id: Mapped[str | None] = mapped_column(ForeignKey("operators.id"), index=True)
 
 
 class CasinoTable(Base):
+    """A table; its id is the operator's choice, unique per operator."""
+
     __tablename__ = "casino_tables"
 
+    operator_id: Mapped[str] = mapped_column(ForeignKey("operators.id"), primary_key=True)
     id: Mapped[str] = mapped_column(String(64), primary_key=True)
     currency: Mapped[str] = mapped_column(String(3))
     rules: Mapped[dict[str, Any]] = mapped_column(JSON)
@@ -147,6 +201,8 @@ class Account(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     key: Mapped[str] = mapped_column(String(120), unique=True)
+    # No foreign key: see the module's docstring.
+    operator_id: Mapped[str] = mapped_column(String(64))
     kind: Mapped[str] = mapped_column(String(16))
     currency: Mapped[str] = mapped_column(String(3))
     player_id: Mapped[str | None] = mapped_column(ForeignKey("players.id"), index=True)
@@ -177,6 +233,8 @@ class LedgerTransaction(Base):
     )
 
     id: Mapped[int] = mapped_column(BigId, LEDGER_TX_ID_SEQ, primary_key=True)
+    # No foreign key: see the module's docstring.
+    operator_id: Mapped[str] = mapped_column(String(64))
     kind: Mapped[str] = mapped_column(String(16))
     currency: Mapped[str] = mapped_column(String(3))
     player_id: Mapped[str] = mapped_column(ForeignKey("players.id"))
@@ -245,12 +303,14 @@ class Round(Base):
             postgresql_where=text("status = 'awaiting_decision'"),
         ),
         Index("ix_rounds_player_id_created_at", "player_id", "created_at"),
-        Index("ix_rounds_created_at", "created_at"),
+        Index("ix_rounds_operator_id_created_at", "operator_id", "created_at"),
         CheckConstraint("status IN ('awaiting_decision', 'settled')", name="status_known"),
         CheckConstraint("ante > 0 AND tie_bet >= 0 AND raise_amount >= 0", name="bets_positive"),
     )
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    # No foreign key: see the module's docstring.
+    operator_id: Mapped[str] = mapped_column(String(64))
     player_id: Mapped[str] = mapped_column(ForeignKey("players.id"))
     # No foreign key: see the module's docstring. The round keeps its own rules snapshot.
     table_id: Mapped[str] = mapped_column(String(64))
@@ -296,10 +356,17 @@ class GameSession(Base):
     """
 
     __tablename__ = "game_sessions"
+    __table_args__ = (
+        # The table is the session operator's own (table ids are unique per operator).
+        ForeignKeyConstraint(
+            ["operator_id", "table_id"], ["casino_tables.operator_id", "casino_tables.id"]
+        ),
+    )
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    operator_id: Mapped[str] = mapped_column(ForeignKey("operators.id"))
     player_id: Mapped[str] = mapped_column(ForeignKey("players.id"), index=True)
-    table_id: Mapped[str | None] = mapped_column(ForeignKey("casino_tables.id"))
+    table_id: Mapped[str | None] = mapped_column(String(64))
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime())

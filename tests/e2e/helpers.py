@@ -238,6 +238,6 @@ def audit_database(url: str) -> AuditReport:
     database = Database.open(url)
     try:
         with database.unit_of_work() as uow:
-            return run_audit(uow, trusted_keys(key, []))
+            return run_audit(uow.all_operators(), trusted_keys(key, []))
     finally:
         database.dispose()

@@ -1,0 +1,222 @@
+"""Operators are tenants (issue 20)
+
+Revision ID: 0019
+Revises: 0016
+
+- ``operators``: one row per tenant (docs/operators.md): name, currencies (NULL: the
+  deployment's configured ones), wallet mode and the seamless wallet's settings. The
+  operator ``default`` (transfer mode, the configured currencies) is created here and holds
+  everything that exists, so every existing call, token and export keeps working.
+- ``operator_id`` on every tenant-owned table that reads filter directly: players, operator
+  tokens (NULL: a platform token), tables, game sessions, accounts, ledger transactions and
+  rounds. Filled with ``default``: on PostgreSQL ``ADD COLUMN ... DEFAULT`` does not rewrite
+  the table, and the default is dropped at once so that no later row can forget its operator.
+- ``external_ref`` is unique per operator; a table's id is unique per operator (the primary
+  key of ``casino_tables`` is (operator_id, id), and a game session's table is its
+  operator's own).
+- ``ix_rounds_created_at`` becomes ``ix_rounds_operator_id_created_at`` (an operator's rounds
+  by time; the same number of indexes on the bet's path).
+- PostgreSQL: ``casino_commit`` writes each ledger transaction's operator.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from alembic import op
+
+revision: str = '0019'
+down_revision: str | None = '0016'
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
+
+DEFAULT = 'default'
+_TX_INSERT = """    INSERT INTO ledger_transactions (id, kind, currency, player_id, wallet_id, round_id,
+            reference, wallet_balance_after, created_at, wallet_seq, prev_hash, hash,
+            commit_seq)
+        SELECT t.id, t.kind, t.currency, t.player_id, t.wallet_id, t.round_id, t.reference,
+            t.wallet_balance_after, t.created_at, t.wallet_seq, t.prev_hash, t.hash,
+            (pg_current_xact_id()::text)::bigint"""
+_TX_INSERT_WITH_OPERATOR = """    INSERT INTO ledger_transactions (id, operator_id, kind, currency, player_id, wallet_id,
+            round_id, reference, wallet_balance_after, created_at, wallet_seq, prev_hash, hash,
+            commit_seq)
+        SELECT t.id, t.operator_id, t.kind, t.currency, t.player_id, t.wallet_id, t.round_id,
+            t.reference, t.wallet_balance_after, t.created_at, t.wallet_seq, t.prev_hash,
+            t.hash, (pg_current_xact_id()::text)::bigint"""
+
+
+def _postgres() -> bool:
+    return op.get_bind().dialect.name == 'postgresql'
+
+
+def _sibling(name: str) -> Any:
+    path = Path(__file__).with_name(name)
+    spec = importlib.util.spec_from_file_location(f'_casino_migration_{path.stem}', path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def casino_commit() -> str:
+    """0012's function, writing each transaction's operator as well."""
+    before = _sibling('0012_player_protection.py').CASINO_COMMIT
+    assert _TX_INSERT in before
+    return before.replace(_TX_INSERT, _TX_INSERT_WITH_OPERATOR)
+
+
+def _add_operator(table: str, *, nullable: bool = False) -> None:
+    """``operator_id`` filled with ``default`` for the rows there are, without a default
+    for the rows to come."""
+    if nullable:
+        with op.batch_alter_table(table) as batch:
+            batch.add_column(sa.Column('operator_id', sa.String(length=64), nullable=True))
+        op.execute(sa.text(f"UPDATE {table} SET operator_id = '{DEFAULT}'"))
+        return
+    with op.batch_alter_table(table) as batch:
+        batch.add_column(
+            sa.Column(
+                'operator_id', sa.String(length=64), nullable=False, server_default=DEFAULT
+            )
+        )
+    with op.batch_alter_table(table) as batch:
+        batch.alter_column('operator_id', existing_type=sa.String(length=64), server_default=None)
+
+
+def upgrade() -> None:
+    operators = op.create_table('operators',
+    sa.Column('id', sa.String(length=64), nullable=False),
+    sa.Column('name', sa.String(length=200), nullable=False),
+    sa.Column('currencies', sa.JSON(), nullable=True),
+    sa.Column('wallet_mode', sa.String(length=16), nullable=False),
+    sa.Column('wallet_url', sa.String(length=500), nullable=True),
+    sa.Column('wallet_secret', sa.String(length=256), nullable=True),
+    sa.Column('wallet_previous_secret', sa.String(length=256), nullable=True),
+    sa.Column('wallet_previous_secret_until', sa.DateTime(timezone=True), nullable=True),
+    sa.Column('wallet_timeout_ms', sa.Integer(), nullable=False),
+    sa.Column('close_losing_round_with_zero_win', sa.Boolean(), nullable=False),
+    sa.Column('active', sa.Boolean(), nullable=False),
+    sa.Column('created_at', sa.DateTime(timezone=True), nullable=False),
+    sa.Column('updated_at', sa.DateTime(timezone=True), nullable=False),
+    sa.CheckConstraint("wallet_mode <> 'seamless' OR (wallet_url IS NOT NULL AND wallet_secret IS NOT NULL)", name=op.f('ck_operators_seamless_has_wallet')),
+    sa.CheckConstraint("wallet_mode IN ('transfer', 'seamless')", name=op.f('ck_operators_wallet_mode_known')),
+    sa.CheckConstraint('wallet_timeout_ms > 0', name=op.f('ck_operators_timeout_positive')),
+    sa.PrimaryKeyConstraint('id', name=op.f('pk_operators'))
+    )
+    now = datetime.now(UTC)
+    op.bulk_insert(operators, [{
+        'id': DEFAULT,
+        'name': 'Default operator',
+        'currencies': None,
+        'wallet_mode': 'transfer',
+        'wallet_url': None,
+        'wallet_secret': None,
+        'wallet_previous_secret': None,
+        'wallet_previous_secret_until': None,
+        'wallet_timeout_ms': 3000,
+        'close_losing_round_with_zero_win': True,
+        'active': True,
+        'created_at': now,
+        'updated_at': now,
+    }])
+
+    _add_operator('players')
+    with op.batch_alter_table('players') as batch:
+        batch.drop_constraint('uq_players_external_ref', type_='unique')
+        batch.create_unique_constraint(
+            op.f('uq_players_operator_id'), ['operator_id', 'external_ref']
+        )
+        batch.create_foreign_key(
+            op.f('fk_players_operator_id_operators'), 'operators', ['operator_id'], ['id']
+        )
+
+    _add_operator('operator_tokens', nullable=True)
+    with op.batch_alter_table('operator_tokens') as batch:
+        batch.create_index(op.f('ix_operator_tokens_operator_id'), ['operator_id'], unique=False)
+        batch.create_foreign_key(
+            op.f('fk_operator_tokens_operator_id_operators'), 'operators', ['operator_id'], ['id']
+        )
+
+    # The session's table reference moves to the table's new key (operator_id, id).
+    with op.batch_alter_table('game_sessions') as batch:
+        batch.drop_constraint('fk_game_sessions_table_id_casino_tables', type_='foreignkey')
+    _add_operator('game_sessions')
+    _add_operator('casino_tables')
+    with op.batch_alter_table('casino_tables') as batch:
+        batch.drop_constraint('pk_casino_tables', type_='primary')
+        batch.create_primary_key(op.f('pk_casino_tables'), ['operator_id', 'id'])
+        batch.create_foreign_key(
+            op.f('fk_casino_tables_operator_id_operators'), 'operators', ['operator_id'], ['id']
+        )
+    with op.batch_alter_table('game_sessions') as batch:
+        batch.create_foreign_key(
+            op.f('fk_game_sessions_operator_id_operators'), 'operators', ['operator_id'], ['id']
+        )
+        batch.create_foreign_key(
+            op.f('fk_game_sessions_operator_id_casino_tables'),
+            'casino_tables',
+            ['operator_id', 'table_id'],
+            ['operator_id', 'id'],
+        )
+
+    # No foreign keys from these (a bet's rows): see casino.store.models.
+    _add_operator('accounts')
+    _add_operator('ledger_transactions')
+    _add_operator('rounds')
+    with op.batch_alter_table('rounds') as batch:
+        batch.drop_index('ix_rounds_created_at')
+        batch.create_index(
+            'ix_rounds_operator_id_created_at', ['operator_id', 'created_at'], unique=False
+        )
+    if _postgres():
+        op.execute(casino_commit())
+
+
+def downgrade() -> None:
+    bind = op.get_bind()
+    others = bind.execute(
+        sa.text("SELECT count(*) FROM operators WHERE id <> :default"), {'default': DEFAULT}
+    ).scalar_one()
+    if others:
+        # Before operators there is one casino: other operators' rows have nowhere to go.
+        raise RuntimeError(
+            f"{others} operator(s) besides '{DEFAULT}' exist; remove them before downgrading"
+        )
+    if _postgres():
+        op.execute(_sibling('0012_player_protection.py').CASINO_COMMIT)
+    with op.batch_alter_table('rounds') as batch:
+        batch.drop_index('ix_rounds_operator_id_created_at')
+        batch.create_index('ix_rounds_created_at', ['created_at'], unique=False)
+        batch.drop_column('operator_id')
+    with op.batch_alter_table('ledger_transactions') as batch:
+        batch.drop_column('operator_id')
+    with op.batch_alter_table('accounts') as batch:
+        batch.drop_column('operator_id')
+    with op.batch_alter_table('game_sessions') as batch:
+        batch.drop_constraint('fk_game_sessions_operator_id_casino_tables', type_='foreignkey')
+        batch.drop_constraint('fk_game_sessions_operator_id_operators', type_='foreignkey')
+    with op.batch_alter_table('casino_tables') as batch:
+        batch.drop_constraint('fk_casino_tables_operator_id_operators', type_='foreignkey')
+        batch.drop_constraint('pk_casino_tables', type_='primary')
+        batch.create_primary_key('pk_casino_tables', ['id'])
+        batch.drop_column('operator_id')
+    with op.batch_alter_table('game_sessions') as batch:
+        batch.drop_column('operator_id')
+        batch.create_foreign_key(
+            'fk_game_sessions_table_id_casino_tables', 'casino_tables', ['table_id'], ['id']
+        )
+    with op.batch_alter_table('operator_tokens') as batch:
+        batch.drop_constraint('fk_operator_tokens_operator_id_operators', type_='foreignkey')
+        batch.drop_index('ix_operator_tokens_operator_id')
+        batch.drop_column('operator_id')
+    with op.batch_alter_table('players') as batch:
+        batch.drop_constraint('fk_players_operator_id_operators', type_='foreignkey')
+        batch.drop_constraint('uq_players_operator_id', type_='unique')
+        batch.create_unique_constraint('uq_players_external_ref', ['external_ref'])
+        batch.drop_column('operator_id')
+    op.drop_table('operators')
