@@ -11,7 +11,9 @@ lock on the referenced row, which would make the house account, each table row a
 operator row a lock every bet takes. The audit checks those references instead.
 
 Tenant-owned rows carry their operator (``operator_id``, docs/operators.md) so that every
-read filters by it directly; the repositories do (casino.store.tenancy).
+read filters by it directly; the repositories do (casino.store.tenancy), and always name it
+when they write. A row written without one (a tool that predates operators) is the operator
+``default``'s, as everything from before operators is.
 """
 
 from __future__ import annotations
@@ -44,6 +46,8 @@ __all__ = ["AWAITING_DECISION", "SETTLED", "Base", "as_utc", "utcnow"]
 AWAITING_DECISION = "awaiting_decision"
 SETTLED = "settled"
 GENESIS_HASH = "0" * 64
+#: The operator of rows written without one (see the module's docstring).
+_DEFAULT_OPERATOR = text("'default'")
 
 
 #: Wallet modes of an operator: wallets held here, or the operator's own wallet called per bet.
@@ -93,7 +97,9 @@ class Player(Base):
     __table_args__ = (UniqueConstraint("operator_id", "external_ref"),)
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True)
-    operator_id: Mapped[str] = mapped_column(ForeignKey("operators.id"))
+    operator_id: Mapped[str] = mapped_column(
+        ForeignKey("operators.id"), server_default=_DEFAULT_OPERATOR
+    )
     external_ref: Mapped[str] = mapped_column(String(200))
     display_name: Mapped[str | None] = mapped_column(String(200))
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
@@ -114,7 +120,9 @@ class OperatorToken(Base):
     #: None: valid until revoked.
     expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     #: The operator the token acts for; None: a platform token (manages operators).
-    operator_id: Mapped[str | None] = mapped_column(ForeignKey("operators.id"), index=True)
+    operator_id: Mapped[str | None] = mapped_column(
+        ForeignKey("operators.id"), index=True, server_default=_DEFAULT_OPERATOR
+    )
 
 
 class CasinoTable(Base):
@@ -122,7 +130,9 @@ class CasinoTable(Base):
 
     __tablename__ = "casino_tables"
 
-    operator_id: Mapped[str] = mapped_column(ForeignKey("operators.id"), primary_key=True)
+    operator_id: Mapped[str] = mapped_column(
+        ForeignKey("operators.id"), primary_key=True, server_default=_DEFAULT_OPERATOR
+    )
     id: Mapped[str] = mapped_column(String(64), primary_key=True)
     currency: Mapped[str] = mapped_column(String(3))
     rules: Mapped[dict[str, Any]] = mapped_column(JSON)
@@ -202,7 +212,7 @@ class Account(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     key: Mapped[str] = mapped_column(String(120), unique=True)
     # No foreign key: see the module's docstring.
-    operator_id: Mapped[str] = mapped_column(String(64))
+    operator_id: Mapped[str] = mapped_column(String(64), server_default=_DEFAULT_OPERATOR)
     kind: Mapped[str] = mapped_column(String(16))
     currency: Mapped[str] = mapped_column(String(3))
     player_id: Mapped[str | None] = mapped_column(ForeignKey("players.id"), index=True)
@@ -234,7 +244,7 @@ class LedgerTransaction(Base):
 
     id: Mapped[int] = mapped_column(BigId, LEDGER_TX_ID_SEQ, primary_key=True)
     # No foreign key: see the module's docstring.
-    operator_id: Mapped[str] = mapped_column(String(64))
+    operator_id: Mapped[str] = mapped_column(String(64), server_default=_DEFAULT_OPERATOR)
     kind: Mapped[str] = mapped_column(String(16))
     currency: Mapped[str] = mapped_column(String(3))
     player_id: Mapped[str] = mapped_column(ForeignKey("players.id"))
@@ -310,7 +320,7 @@ class Round(Base):
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True)
     # No foreign key: see the module's docstring.
-    operator_id: Mapped[str] = mapped_column(String(64))
+    operator_id: Mapped[str] = mapped_column(String(64), server_default=_DEFAULT_OPERATOR)
     player_id: Mapped[str] = mapped_column(ForeignKey("players.id"))
     # No foreign key: see the module's docstring. The round keeps its own rules snapshot.
     table_id: Mapped[str] = mapped_column(String(64))
@@ -364,7 +374,9 @@ class GameSession(Base):
     )
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True)
-    operator_id: Mapped[str] = mapped_column(ForeignKey("operators.id"))
+    operator_id: Mapped[str] = mapped_column(
+        ForeignKey("operators.id"), server_default=_DEFAULT_OPERATOR
+    )
     player_id: Mapped[str] = mapped_column(ForeignKey("players.id"), index=True)
     table_id: Mapped[str | None] = mapped_column(String(64))
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)

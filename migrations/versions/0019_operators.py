@@ -9,8 +9,9 @@ Revises: 0016
   everything that exists, so every existing call, token and export keeps working.
 - ``operator_id`` on every tenant-owned table that reads filter directly: players, operator
   tokens (NULL: a platform token), tables, game sessions, accounts, ledger transactions and
-  rounds. Filled with ``default``: on PostgreSQL ``ADD COLUMN ... DEFAULT`` does not rewrite
-  the table, and the default is dropped at once so that no later row can forget its operator.
+  rounds. Filled with ``default`` (on PostgreSQL ``ADD COLUMN ... DEFAULT`` does not rewrite
+  the table), which stays the default: a row written without its operator by a tool that
+  predates operators is ``default``'s; the service always names the operator.
 - ``external_ref`` is unique per operator; a table's id is unique per operator (the primary
   key of ``casino_tables`` is (operator_id, id), and a game session's table is its
   operator's own).
@@ -71,21 +72,16 @@ def casino_commit() -> str:
 
 
 def _add_operator(table: str, *, nullable: bool = False) -> None:
-    """``operator_id`` filled with ``default`` for the rows there are, without a default
-    for the rows to come."""
-    if nullable:
-        with op.batch_alter_table(table) as batch:
-            batch.add_column(sa.Column('operator_id', sa.String(length=64), nullable=True))
-        op.execute(sa.text(f"UPDATE {table} SET operator_id = '{DEFAULT}'"))
-        return
+    """``operator_id``, ``default`` for the rows there are and for rows written without one."""
     with op.batch_alter_table(table) as batch:
         batch.add_column(
             sa.Column(
-                'operator_id', sa.String(length=64), nullable=False, server_default=DEFAULT
+                'operator_id',
+                sa.String(length=64),
+                nullable=nullable,
+                server_default=sa.text(f"'{DEFAULT}'"),
             )
         )
-    with op.batch_alter_table(table) as batch:
-        batch.alter_column('operator_id', existing_type=sa.String(length=64), server_default=None)
 
 
 def upgrade() -> None:
