@@ -308,13 +308,18 @@ def resolve_stale(url: str | None, older_than: str) -> None:
     from casino.service.rounds import resolve_stale as resolve
 
     age = parse_duration(older_than)
-    with _unit_of_work(url) as uow:
-        rounds = resolve(uow, age)
-        uow.commit()
-    for view in rounds:
-        action = view.decision["action"] if view.decision else "-"
-        click.echo(f"{view.id}  player {view.player_id}  {action}  net {view.net}")
-    click.echo(f"{len(rounds)} round(s) resolved")
+    with _unit_of_work(url, None) as platform:
+        operators = platform.operators.ids()
+    total = 0
+    for operator in operators:  # each operator's rounds in a transaction of its own
+        with _unit_of_work(url, operator) as uow:
+            rounds = resolve(uow, age)
+            uow.commit()
+        for view in rounds:
+            action = view.decision["action"] if view.decision else "-"
+            click.echo(f"{view.id}  {operator}  player {view.player_id}  {action}  net {view.net}")
+        total += len(rounds)
+    click.echo(f"{total} round(s) resolved")
 
 
 @click.command("purge-idempotency")

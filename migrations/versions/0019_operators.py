@@ -23,7 +23,8 @@ Revises: 0016
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -55,6 +56,10 @@ def _postgres() -> bool:
     return op.get_bind().dialect.name == 'postgresql'
 
 
+def _sqlite() -> bool:
+    return op.get_bind().dialect.name == 'sqlite'
+
+
 def _sibling(name: str) -> Any:
     path = Path(__file__).with_name(name)
     spec = importlib.util.spec_from_file_location(f'_casino_migration_{path.stem}', path)
@@ -71,16 +76,40 @@ def casino_commit() -> str:
     return before.replace(_TX_INSERT, _TX_INSERT_WITH_OPERATOR)
 
 
-def _add_operator(table: str, *, nullable: bool = False) -> None:
-    """``operator_id``, ``default`` for the rows there are and for rows written without one."""
+def _operator_column(*, nullable: bool = False) -> sa.Column[Any]:
+    """``operator_id``: ``default`` for the rows there are and for rows written without one."""
+    return sa.Column(
+        'operator_id', sa.String(length=64), nullable=nullable, server_default=sa.text(f"'{DEFAULT}'")
+    )
+
+
+def _add_operator(table: str) -> None:
     with op.batch_alter_table(table) as batch:
-        batch.add_column(
-            sa.Column(
-                'operator_id',
-                sa.String(length=64),
-                nullable=nullable,
-                server_default=sa.text(f"'{DEFAULT}'"),
-            )
+        batch.add_column(_operator_column())
+
+
+@contextmanager
+def _tokens_table() -> Iterator[Any]:
+    """Alter ``operator_tokens``. SQLite rebuilds it: as AUTOINCREMENT again (0010), with its
+    counter where it was, so a new token never takes a deleted one's id (its idempotency
+    caller)."""
+    if not _sqlite():
+        with op.batch_alter_table('operator_tokens') as batch:
+            yield batch
+        return
+    bind = op.get_bind()
+    counter = bind.execute(
+        sa.text("SELECT seq FROM sqlite_sequence WHERE name = 'operator_tokens'")
+    ).scalar()
+    with op.batch_alter_table(
+        'operator_tokens', recreate='always', table_kwargs={'sqlite_autoincrement': True}
+    ) as batch:
+        yield batch
+    if counter is not None:
+        bind.execute(sa.text("DELETE FROM sqlite_sequence WHERE name = 'operator_tokens'"))
+        bind.execute(
+            sa.text("INSERT INTO sqlite_sequence (name, seq) VALUES ('operator_tokens', :seq)"),
+            {'seq': counter},
         )
 
 
@@ -131,8 +160,8 @@ def upgrade() -> None:
             op.f('fk_players_operator_id_operators'), 'operators', ['operator_id'], ['id']
         )
 
-    _add_operator('operator_tokens', nullable=True)
-    with op.batch_alter_table('operator_tokens') as batch:
+    with _tokens_table() as batch:
+        batch.add_column(_operator_column(nullable=True))
         batch.create_index(op.f('ix_operator_tokens_operator_id'), ['operator_id'], unique=False)
         batch.create_foreign_key(
             op.f('fk_operator_tokens_operator_id_operators'), 'operators', ['operator_id'], ['id']
@@ -206,7 +235,7 @@ def downgrade() -> None:
         batch.create_foreign_key(
             'fk_game_sessions_table_id_casino_tables', 'casino_tables', ['table_id'], ['id']
         )
-    with op.batch_alter_table('operator_tokens') as batch:
+    with _tokens_table() as batch:
         batch.drop_constraint('fk_operator_tokens_operator_id_operators', type_='foreignkey')
         batch.drop_index('ix_operator_tokens_operator_id')
         batch.drop_column('operator_id')

@@ -346,8 +346,9 @@ def test_headers_statuses_and_roles_are_declared(spec: dict[str, Any]) -> None:
     ):
         declared = components["responses"][status]["headers"][header]
         assert declared == {"$ref": f"#/components/headers/{component}"}
-    # Money moves under a required key; a player is created once under an optional one.
-    money = {"deposit", "withdraw", "placeBet", "decideRound", "createPlayer"}
+    # Money moves under a required key; a player (an operator) is created once under an
+    # optional one.
+    money = {"deposit", "withdraw", "placeBet", "decideRound", "createPlayer", "createOperator"}
     for path, _, operation in operations(spec):
         operation_id = operation["operationId"]
         responses = operation["responses"]
@@ -370,7 +371,7 @@ def test_headers_statuses_and_roles_are_declared(spec: dict[str, Any]) -> None:
             continue
         assert operation["security"] == [{"bearerAuth": []}], operation_id
         roles = operation["x-roles"]
-        assert roles and set(roles) <= {"operator", "player"}, operation_id
+        assert roles and set(roles) <= {"operator", "player", "platform"}, operation_id
         assert {"401", "503"} <= set(responses), operation_id
         # 403: a token of the other role, or a refusal of the operation's own (a game
         # session raising a limit, an excluded account betting).
@@ -552,18 +553,19 @@ def test_x_roles_is_what_the_service_enforces(
         "seq": 1,
         "tx_id": 1,
         "session_id": "00000000-0000-4000-8000-000000000000",
+        "operator_id": "default",
     }
-    tokens = {"operator": api.operator_auth, "player": funded.auth}
+    tokens = {"operator": api.operator_auth, "player": funded.auth, "platform": api.platform_auth}
     secured = [
         (p, m, op) for p, m, op in operations(spec) if op.get("security") == [{"bearerAuth": []}]
     ]
-    assert len(secured) == 40
+    assert len(secured) == 44
     for path, method, operation in secured:
         url = path.format(**ids)
         anonymous = api.client.open(url, method=method.upper(), json={})
         assert_problem(anonymous, 401, "unauthenticated")
         assert anonymous.headers["WWW-Authenticate"] == "Bearer"
-        for role in ("operator", "player"):
+        for role in ("operator", "player", "platform"):
             headers = {**tokens[role], "Idempotency-Key": new_key()}
             answer = api.client.open(url, method=method.upper(), json={}, headers=headers)
             refused = answer.status_code == 403
