@@ -40,14 +40,17 @@ def _url(url: str | None) -> str:
 
 
 @contextmanager
-def _unit_of_work(url: str | None, operator: str | None = "default") -> Iterator[UnitOfWork]:
-    """A unit of work acting for ``operator`` (None: every operator, for reading)."""
+def _unit_of_work(
+    url: str | None, operator: str | None = "default", *, every: bool = False
+) -> Iterator[UnitOfWork]:
+    """A unit of work acting for ``operator`` (None: for none yet, the platform's own use
+    cases), or with ``every`` reading across every operator."""
     from casino.store.database import Database
 
     database = Database.open(_url(url))
     try:
-        with database.unit_of_work(operator) as uow:
-            if operator is None:
+        with database.unit_of_work(None if every else operator) as uow:
+            if every:
                 uow.all_operators()
             yield uow
     finally:
@@ -141,9 +144,23 @@ def seed_demo(url: str | None, credentials_file: Path | None) -> None:
     default=None,
     help="Refuse the token after this long, e.g. 90d, 12h (default: until revoked).",
 )
-def create_operator_token(url: str | None, name: str, expires_in: str | None) -> None:
-    """Create an operator bearer token; it is printed once and stored only as a hash."""
+@click.option(
+    "--operator",
+    "operator",
+    default="default",
+    show_default=True,
+    help="The operator the token acts for.",
+)
+@click.option(
+    "--platform", is_flag=True, help="A platform token instead: it manages the operators."
+)
+def create_operator_token(
+    url: str | None, name: str, expires_in: str | None, operator: str, platform: bool
+) -> None:
+    """Create an operator (or platform) bearer token; it is printed once and stored only as
+    a hash."""
     from casino.service.auth import create_operator_token as create
+    from casino.service.operators import get_operator
 
     lifetime = None
     if expires_in is not None:
@@ -153,24 +170,36 @@ def create_operator_token(url: str | None, name: str, expires_in: str | None) ->
             raise click.BadParameter(error.message, param_hint="--expires-in") from None
         if lifetime.total_seconds() <= 0:
             raise click.BadParameter("the lifetime must be positive", param_hint="--expires-in")
-    with _unit_of_work(url) as uow:
-        token = create(uow, name, lifetime)
+    from casino.service.errors import NotFound
+
+    with _unit_of_work(url, None if platform else operator) as uow:
+        if not platform:
+            try:
+                get_operator(uow, operator)
+            except NotFound:
+                raise click.BadParameter(
+                    f"no operator {operator!r}", param_hint="--operator"
+                ) from None
+        token = create(uow, name, lifetime, platform=platform)
         uow.commit()
     click.echo(token)
 
 
 @click.command("list-operator-tokens")
 @_db_option
-def list_operator_tokens(url: str | None) -> None:
-    """List the operator tokens stored in the database: id, name, created, expiry (never the
-    tokens themselves)."""
+@click.option("--operator", "operator", default=None, help="Only this operator's tokens.")
+def list_operator_tokens(url: str | None, operator: str | None) -> None:
+    """List the tokens stored in the database: id, name, created, expiry, and the operator
+    it acts for (or "platform"); never the tokens themselves."""
     from casino.service.auth import list_operator_tokens as listed
 
-    with _unit_of_work(url) as uow:
+    with _unit_of_work(url, operator, every=operator is None) as uow:
         tokens = listed(uow)
     for token in tokens:
         expires = token.expires_at.isoformat() if token.expires_at else "never"
-        click.echo(f"{token.id}\t{token.name}\t{token.created_at.isoformat()}\texpires {expires}")
+        owner = token.operator_id or "platform"
+        created = token.created_at.isoformat()
+        click.echo(f"{token.id}\t{token.name}\t{created}\texpires {expires}\t{owner}")
 
 
 @click.command("revoke-operator-token")
@@ -184,7 +213,7 @@ def revoke_operator_token(url: str | None, token_id: int) -> None:
     from casino.service.auth import revoke_operator_token as revoke
     from casino.service.errors import NotFound
 
-    with _unit_of_work(url) as uow:
+    with _unit_of_work(url, every=True) as uow:
         try:
             revoked = revoke(uow, token_id)
         except NotFound as error:
@@ -225,7 +254,7 @@ def audit(url: str | None, as_json: bool, since: str | None) -> None:
 
     key, others = _signing_settings()
     rounds_since = None if since is None else parse_instant(since)
-    with _unit_of_work(url, None) as uow:
+    with _unit_of_work(url, every=True) as uow:
         report = run_audit(uow, trusted_keys(key, others), rounds_since=rounds_since)
     if as_json:
         document = {
@@ -305,11 +334,12 @@ def seal(url: str | None, every: float | None, parent: int | None) -> None:
 def resolve_stale(url: str | None, older_than: str) -> None:
     """Settle rounds left awaiting a decision: war if the raise is affordable, else
     surrender, recorded as decided by the system."""
+    from casino.service.operators import operator_ids
     from casino.service.rounds import resolve_stale as resolve
 
     age = parse_duration(older_than)
     with _unit_of_work(url, None) as platform:
-        operators = platform.operators.ids()
+        operators = operator_ids(platform)
     total = 0
     for operator in operators:  # each operator's rounds in a transaction of its own
         with _unit_of_work(url, operator) as uow:

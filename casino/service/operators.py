@@ -257,6 +257,11 @@ def list_operators(uow: UnitOfWork) -> list[OperatorView]:
     return [operator_view(r, uow.deployment_currencies, now) for r in uow.operators.all()]
 
 
+def operator_ids(uow: UnitOfWork) -> list[str]:
+    """Every operator's id (commands that work through the operators one by one)."""
+    return uow.operators.ids()
+
+
 def get_operator(uow: UnitOfWork, operator_id: str) -> OperatorView:
     found = uow.operators.get(operator_id) if isinstance(operator_id, str) else None
     if found is None:

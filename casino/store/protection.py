@@ -350,6 +350,7 @@ class ProtectionStore(Repository):
     ) -> None:
         """At commit: ``reference`` is used for ``kind`` by the player; refused
         (``pk_cash_references``) if it was already."""
+        self.tenancy.require()
         self._writes.cash_references.append(
             {
                 "player_id": player_id,

@@ -306,6 +306,7 @@ class RoundStore(Repository):
 
     def save_decision(self, record: RoundRecord) -> None:
         """Write the decision's columns at commit (the round must still await it)."""
+        self.tenancy.require()  # the round came from the operator's claim
         values = {name: getattr(record, name) for name in DECISION_COLUMNS}
         self._writes.round_updates.append({"id": record.id, **values})
 
