@@ -44,6 +44,17 @@ from casino.wallet.protocol import (
 
 log = logging.getLogger("casino.wallet")
 DEFAULT_TIMEOUT_MS = 3000
+#: How long a win or rollback is sent again before it is left for a person (configurable).
+DEFAULT_RETRY_WINDOW_SECONDS = 24 * 3600
+_LONGEST_RETRY_DELAY = 300.0
+
+
+def retry_delay(attempts: int) -> float:
+    """Seconds to wait before sending a win or rollback again after ``attempts`` tries
+    (docs/integration.md §1): 1 s, 2 s, 4 s … at most 5 minutes."""
+    if attempts < 1:
+        raise ValueError("a call is retried after at least one attempt")
+    return min(2.0 ** min(attempts - 1, 32), _LONGEST_RETRY_DELAY)
 
 
 # ---------------------------------------------------------------------------- the transport
@@ -77,20 +88,24 @@ class Transport:
             raise ValueError("the timeout must be positive")
         self.base_url = base_url.rstrip("/")
         self.timeout_ms = timeout_ms
-        seconds = timeout_ms / 1000
         self._pool = urllib3.PoolManager(
             num_pools=4,
             # Beyond max_connections concurrent calls, extra connections are made and closed.
             maxsize=max_connections,
             block=False,
             retries=False,
-            timeout=urllib3.Timeout(connect=seconds, read=seconds, total=seconds),
         )
 
     def request(
-        self, method: str, path: str, body: bytes, headers: Mapping[str, str]
+        self,
+        method: str,
+        path: str,
+        body: bytes,
+        headers: Mapping[str, str],
+        timeout_ms: int | None = None,
     ) -> RawResponse:
         """One HTTP exchange; TransportError when there is no complete answer."""
+        seconds = (timeout_ms or self.timeout_ms) / 1000
         try:
             response = self._pool.request(
                 method,
@@ -100,6 +115,7 @@ class Transport:
                 preload_content=False,
                 redirect=False,
                 retries=False,
+                timeout=urllib3.Timeout(connect=seconds, read=seconds, total=seconds),
             )
         except NewConnectionError as error:  # a subclass of ConnectTimeoutError in urllib3
             raise TransportError(f"connection error: {error.__class__.__name__}") from None
@@ -176,7 +192,7 @@ class Outcome:
 class WalletCalls(Protocol):
     """What the service's seamless-wallet adapter needs; tests may give it a fake."""
 
-    def send(self, call: Call) -> Outcome: ...
+    def send(self, call: Call, timeout_ms: int | None = None) -> Outcome: ...
 
 
 # ------------------------------------------------------------------------------- the client
@@ -204,8 +220,9 @@ class WalletClient:
         self.clock = clock
         self.new_request_id = new_request_id
 
-    def send(self, call: Call) -> Outcome:
-        """One attempt of ``call`` with a new request id: a definite answer or UNKNOWN."""
+    def send(self, call: Call, timeout_ms: int | None = None) -> Outcome:
+        """One attempt of ``call`` with a new request id: a definite answer or UNKNOWN.
+        ``timeout_ms`` overrides the client's timeout for this call."""
         request_id = self.new_request_id()
         body = encode(call, request_id)
         timestamp = str(int(self.clock()))
@@ -218,7 +235,7 @@ class WalletClient:
         }
         started = time.monotonic()
         try:
-            raw = self.transport.request("POST", call.endpoint.path, body, headers)
+            raw = self.transport.request("POST", call.endpoint.path, body, headers, timeout_ms)
         except TransportError as error:
             outcome = _unknown(call, request_id, error.reason)
         else:

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from casino.wallet import signing
-from casino.wallet.client import WalletClient
+from casino.wallet.client import WalletClient, retry_delay
 from casino.wallet.protocol import Bet, BetKind, Rollback, Status, Win, parse_request
 
 SECRET = b"client-test-secret-0123456789"
@@ -266,6 +266,14 @@ def test_a_timeout_says_so(client: WalletClient, wallet: CannedWallet) -> None:
     assert outcome.elapsed_ms < 1400
 
 
+def test_a_call_may_wait_longer_than_the_clients_timeout(
+    client: WalletClient, wallet: CannedWallet
+) -> None:
+    wallet.reply = lambda _: Reply(delay=0.8)
+    assert client.send(BET).reason == "timeout"
+    assert client.send(BET, timeout_ms=3000).ok
+
+
 def test_a_refused_connection_is_unknown() -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -281,3 +289,10 @@ def test_after_an_unknown_outcome_the_next_call_gets_a_fresh_connection(
     replies = iter([Reply(drop=True), Reply(delay=1.0), Reply(body=b"x" * 70_000)])
     wallet.reply = lambda _: next(replies, Reply())
     assert [client.send(BET).definite for _ in range(4)] == [False, False, False, True]
+
+
+def test_wins_and_rollbacks_are_retried_after_1_2_4_seconds_up_to_5_minutes() -> None:
+    assert [retry_delay(n) for n in range(1, 12)] == [1, 2, 4, 8, 16, 32, 64, 128, 256, 300, 300]
+    assert retry_delay(10_000) == 300
+    with pytest.raises(ValueError):
+        retry_delay(0)
