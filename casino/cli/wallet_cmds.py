@@ -37,9 +37,8 @@ def _account(text: str) -> tuple[str, str, int]:
 @click.option("--port", default=8700, show_default=True, type=click.IntRange(0, 65535))
 @click.option(
     "--secret-file",
-    required=True,
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="The secret shared with the game server (at least 16 bytes).",
+    help="The secret shared with the game server (at least 16 bytes); required to serve.",
 )
 @click.option(
     "--database",
@@ -75,7 +74,7 @@ def _account(text: str) -> tuple[str, str, int]:
 def demo_wallet(
     host: str,
     port: int,
-    secret_file: Path,
+    secret_file: Path | None,
     database: Path,
     players: tuple[str, ...],
     faults: str,
@@ -91,7 +90,6 @@ def demo_wallet(
     from casino.wallet.demo import FaultPlan, Faults, build_server
     from casino.wallet.demo.server import csv_text
 
-    secret = _secret(secret_file)
     accounts = [_account(text) for text in players]
     try:
         plan = FaultPlan.parse(faults)
@@ -108,6 +106,9 @@ def demo_wallet(
         else:
             export_csv.write_text(text)
         return
+    if secret_file is None:
+        raise click.UsageError("--secret-file is required to serve")
+    secret = _secret(secret_file)
     logging.basicConfig(level=logging.DEBUG if verbose else logging.WARNING)
     server = build_server(
         [secret],

@@ -119,8 +119,8 @@ def test_the_records_export_as_csv(
     assert check(url, secret_file, "--only", "bet", "--only", "rollback").returncode == 0
     over_http = DemoAdmin(url, [SECRET.encode()]).transactions()
     out = tmp_path / "records.csv"
-    export = ["demo-wallet", "--secret-file", str(secret_file), "--database", str(database)]
-    result = CliRunner().invoke(cli, [*export, "--export-csv", str(out)])
+    export = ["demo-wallet", "--database", str(database), "--export-csv", str(out)]
+    result = CliRunner().invoke(cli, export)  # no secret needed to read its own file
     assert result.exit_code == 0, result.output
     rows = list(csv.DictReader(io.StringIO(out.read_text())))
     assert list(rows[0]) == list(CSV_COLUMNS)
@@ -141,6 +141,11 @@ def test_the_records_export_as_csv(
 def test_bad_options_are_usage_errors(secret_file: Path, args: list[str], message: str) -> None:
     result = CliRunner().invoke(cli, ["demo-wallet", "--secret-file", str(secret_file), *args])
     assert result.exit_code == 2 and message in result.output
+
+
+def test_serving_needs_the_secret() -> None:
+    result = CliRunner().invoke(cli, ["demo-wallet", "--port", "0"])
+    assert result.exit_code == 2 and "--secret-file is required" in result.output
 
 
 def test_a_short_secret_is_refused(tmp_path: Path) -> None:
