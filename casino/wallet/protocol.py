@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+import uuid
 from dataclasses import asdict, dataclass, fields
 from enum import StrEnum
 from typing import Any, ClassVar
@@ -154,6 +155,24 @@ class Rollback(_Call):
         _amount("amount", self.amount, 1)
         if self.reference_transaction_id == self.transaction_id:
             raise MalformedRequest("a rollback cannot reference itself")
+
+
+#: Names the rollback of a bet: one bet, one rollback id, however often it is decided on.
+_ROLLBACK_IDS = uuid.UUID("7b0e5d1c-3f0a-4c55-9d55-2f0f0c9f2a61")
+
+
+def rollback_of(bet: Bet, transaction_id: str | None = None) -> Rollback:
+    """The rollback that cancels ``bet``: its player, currency, round and amount (§5.4 refuses
+    a rollback that differs from its bet), under an id derived from the bet's unless given."""
+    return Rollback(
+        player=bet.player,
+        session=bet.session,
+        currency=bet.currency,
+        transaction_id=transaction_id or str(uuid.uuid5(_ROLLBACK_IDS, bet.transaction_id)),
+        reference_transaction_id=bet.transaction_id,
+        round_id=bet.round_id,
+        amount=bet.amount,
+    )
 
 
 Call = Balance | Bet | Win | Rollback

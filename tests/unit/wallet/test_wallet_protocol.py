@@ -23,6 +23,7 @@ from casino.wallet.protocol import (
     from_record,
     parse_answer,
     parse_request,
+    rollback_of,
     to_record,
 )
 
@@ -74,6 +75,21 @@ def test_a_bet_refuses_fields_out_of_their_rules(change: dict[str, object]) -> N
 def test_a_session_may_be_empty_and_kind_may_be_given_as_text() -> None:
     bet = Bet("p", "", "EUR", "t", "r", 1, "raise")  # type: ignore[arg-type]
     assert bet.kind is BetKind.RAISE and bet.session == ""
+
+
+def test_a_bets_rollback_matches_it_under_one_id_derived_from_the_bets() -> None:
+    cancel = rollback_of(BET)
+    assert (cancel.player, cancel.currency, cancel.round_id, cancel.amount) == (
+        "player-42",
+        "EUR",
+        "round-1",
+        250,
+    )
+    assert cancel.reference_transaction_id == "tx-1" and cancel.transaction_id != "tx-1"
+    assert rollback_of(BET) == cancel  # decided twice (a crash, two workers): one rollback
+    other = Bet("player-42", "op-session", "EUR", "tx-9", "round-1", 250, BetKind.DEAL)
+    assert rollback_of(other).transaction_id != cancel.transaction_id
+    assert rollback_of(BET, "chosen").transaction_id == "chosen"
 
 
 def test_a_rollback_cannot_name_itself() -> None:
