@@ -11,6 +11,7 @@ from casino.cli import (
     operator_cmds,
     ops_cmds,
     report_cmds,
+    wallet_cmds,
     war_cmds,
 )
 
@@ -28,5 +29,6 @@ for module in (
     report_cmds,
     war_cmds,
     backup_cmds,
+    wallet_cmds,
 ):
     module.register(main)
