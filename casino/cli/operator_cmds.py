@@ -29,9 +29,11 @@ def _json(value: Any) -> str:
 
 
 def _secret(path: str) -> str:
+    """The secret file's text without surrounding whitespace (as ``casino demo-wallet`` and
+    ``casino wallet-check`` read theirs)."""
     try:
         text = sys.stdin.read() if path == "-" else Path(path).read_text()
-    except OSError as error:
+    except (OSError, UnicodeError) as error:
         raise click.BadParameter(str(error), param_hint="--wallet-secret-file") from None
     return text.strip()
 

@@ -24,13 +24,14 @@ from casino.service.common import check_currency
 from casino.service.errors import Conflict, Invalid, NotFound
 from casino.store.operator_records import SEAMLESS, TRANSFER, WALLET_MODES, OperatorRecord
 from casino.store.uow import UnitOfWork
+from casino.wallet.signing import MIN_SECRET_BYTES
 
 _SLUG = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?")
 #: How long a replaced wallet secret stays valid beside the new one.
 SECRET_GRACE = timedelta(hours=24)
 DEFAULT_TIMEOUT_MS = 3_000
 MAX_TIMEOUT_MS = 60_000
-MIN_SECRET_LENGTH = 32
+MIN_SECRET_LENGTH = MIN_SECRET_BYTES  # the protocol's floor (docs/integration.md)
 MAX_SECRET_LENGTH = 256
 MAX_URL_LENGTH = 500
 #: What ``update_operator`` accepts; ``wallet`` is a mapping of WALLET_FIELDS.

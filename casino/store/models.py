@@ -111,7 +111,10 @@ class OperatorToken(Base):
     # An id is the token's idempotency caller ("operator:<id>"): a reused id would inherit a
     # revoked token's stored responses. SQLite reuses the largest rowid once it is deleted
     # unless the table is AUTOINCREMENT; PostgreSQL's sequence never goes back.
-    __table_args__ = {"sqlite_autoincrement": True}
+    __table_args__ = (
+        CheckConstraint("platform = (operator_id IS NULL)", name="platform_or_operator"),
+        {"sqlite_autoincrement": True},
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     name: Mapped[str] = mapped_column(String(200))
@@ -119,10 +122,11 @@ class OperatorToken(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
     #: None: valid until revoked.
     expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
-    #: The operator the token acts for; None: a platform token (manages operators).
-    operator_id: Mapped[str | None] = mapped_column(
-        ForeignKey("operators.id"), index=True, server_default=_DEFAULT_OPERATOR
-    )
+    #: The operator the token acts for; None for a platform token (manages operators).
+    operator_id: Mapped[str | None] = mapped_column(ForeignKey("operators.id"), index=True)
+    #: Said explicitly: a token row that names no operator is never a platform token by
+    #: accident.
+    platform: Mapped[bool] = mapped_column(Boolean, server_default=text("false"))
 
 
 class CasinoTable(Base):

@@ -23,16 +23,17 @@ class SeamlessWallet:
     timeout_ms: int
     close_losing_round_with_zero_win: bool
 
-    def secrets_at(self, now: datetime) -> tuple[str, ...]:
-        """The secrets valid at ``now``: the current one first, then the one it replaced
-        while its grace period lasts."""
+    def secrets_at(self, now: datetime) -> tuple[bytes, ...]:
+        """The secrets valid at ``now``, as ``casino.wallet.signing`` takes them: the
+        current one first, then the one it replaced while its grace period lasts."""
+        current = self.secret.encode()
         if (
             self.previous_secret is not None
             and self.previous_secret_until is not None
             and now < self.previous_secret_until
         ):
-            return (self.secret, self.previous_secret)
-        return (self.secret,)
+            return (current, self.previous_secret.encode())
+        return (current,)
 
     def __repr__(self) -> str:  # never a secret in a log line or a traceback
         return f"SeamlessWallet(url={self.url!r}, timeout_ms={self.timeout_ms})"

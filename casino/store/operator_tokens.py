@@ -32,6 +32,7 @@ class OperatorTokenStore(Repository):
             created_at=created_at,
             expires_at=expires_at,
             operator_id=None if platform else self.operator_id,
+            platform=platform,
         )
         self.session.add(token)
         self.session.flush()

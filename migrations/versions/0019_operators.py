@@ -8,10 +8,11 @@ Revises: 0016
   operator ``default`` (transfer mode, the configured currencies) is created here and holds
   everything that exists, so every existing call, token and export keeps working.
 - ``operator_id`` on every tenant-owned table that reads filter directly: players, operator
-  tokens (NULL: a platform token), tables, game sessions, accounts, ledger transactions and
-  rounds. Filled with ``default`` (on PostgreSQL ``ADD COLUMN ... DEFAULT`` does not rewrite
-  the table), which stays the default: a row written without its operator by a tool that
-  predates operators is ``default``'s; the service always names the operator.
+  tokens, tables, game sessions, accounts, ledger transactions and rounds. Filled with
+  ``default`` (on PostgreSQL ``ADD COLUMN ... DEFAULT`` does not rewrite the table), which
+  stays the default: a row written without its operator by a tool that predates operators is
+  ``default``'s; the service always names the operator. A token names no operator only as a
+  platform token, which says so (``operator_tokens.platform``); its column has no default.
 - ``external_ref`` is unique per operator; a table's id is unique per operator (the primary
   key of ``casino_tables`` is (operator_id, id), and a game session's table is its
   operator's own).
@@ -161,10 +162,21 @@ def upgrade() -> None:
         )
 
     with _tokens_table() as batch:
+        # Existing tokens are default's; a platform token says so (``platform``).
         batch.add_column(_operator_column(nullable=True))
+        batch.add_column(
+            sa.Column('platform', sa.Boolean(), nullable=False, server_default=sa.text('false'))
+        )
+        batch.create_check_constraint(
+            op.f('ck_operator_tokens_platform_or_operator'), 'platform = (operator_id IS NULL)'
+        )
         batch.create_index(op.f('ix_operator_tokens_operator_id'), ['operator_id'], unique=False)
         batch.create_foreign_key(
             op.f('fk_operator_tokens_operator_id_operators'), 'operators', ['operator_id'], ['id']
+        )
+    with _tokens_table() as batch:  # no default: the service always names one, or none
+        batch.alter_column(
+            'operator_id', existing_type=sa.String(length=64), server_default=None
         )
 
     # The session's table reference moves to the table's new key (operator_id, id).
@@ -235,7 +247,10 @@ def downgrade() -> None:
         batch.create_foreign_key(
             'fk_game_sessions_table_id_casino_tables', 'casino_tables', ['table_id'], ['id']
         )
+    op.execute(sa.text("DELETE FROM operator_tokens WHERE platform"))
     with _tokens_table() as batch:
+        batch.drop_constraint(op.f('ck_operator_tokens_platform_or_operator'), type_='check')
+        batch.drop_column('platform')
         batch.drop_constraint('fk_operator_tokens_operator_id_operators', type_='foreignkey')
         batch.drop_index('ix_operator_tokens_operator_id')
         batch.drop_column('operator_id')
