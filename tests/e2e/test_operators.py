@@ -86,6 +86,7 @@ def test_platform_tokens_do_not_act_for_operators(api: Api) -> None:
 def test_bad_operators_are_refused_and_nothing_is_made(api: Api) -> None:
     cases = [
         ({"id": "Acme!", "name": "x"}, "validation_failed"),
+        ({"id": "acme", "name": "   "}, "invalid_operator"),
         ({"id": "acme", "name": "x", "currencies": ["XAU"]}, "unsupported_currency"),
         ({"id": "acme", "name": "x", "currencies": ["JPY"]}, "unsupported_currency"),
         ({"id": "acme", "name": "x", "wallet": {"mode": "seamless"}}, "invalid_wallet_settings"),

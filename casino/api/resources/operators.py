@@ -49,7 +49,6 @@ class Operators(MethodView):
         responses=error_responses(409, 422),
         **problem_codes(
             "validation_failed",
-            "invalid_operator_id",
             "invalid_operator",
             "unsupported_currency",
             "invalid_wallet_settings",
