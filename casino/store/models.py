@@ -387,6 +387,9 @@ class GameSession(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
     revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    #: The operator's own session token given at launch (POST /sessions): a seamless
+    #: wallet's calls carry it back as ``session``. Not a credential here.
+    operator_session: Mapped[str | None] = mapped_column(String(255))
 
 
 import casino.store.free_play_models  # noqa: E402, F401  (puts free_play_games on Base.metadata)

@@ -16,6 +16,8 @@ Revises: 0016
 - ``external_ref`` is unique per operator; a table's id is unique per operator (the primary
   key of ``casino_tables`` is (operator_id, id), and a game session's table is its
   operator's own).
+- ``game_sessions.operator_session``: the operator's own session token given at launch
+  (``POST /api/v1/sessions``), which a seamless wallet's calls carry back.
 - ``ix_rounds_created_at`` becomes ``ix_rounds_operator_id_created_at`` (an operator's rounds
   by time; the same number of indexes on the bet's path).
 - PostgreSQL: ``casino_commit`` writes each ledger transaction's operator.
@@ -191,6 +193,7 @@ def upgrade() -> None:
             op.f('fk_casino_tables_operator_id_operators'), 'operators', ['operator_id'], ['id']
         )
     with op.batch_alter_table('game_sessions') as batch:
+        batch.add_column(sa.Column('operator_session', sa.String(length=255), nullable=True))
         batch.create_foreign_key(
             op.f('fk_game_sessions_operator_id_operators'), 'operators', ['operator_id'], ['id']
         )
@@ -243,6 +246,7 @@ def downgrade() -> None:
         batch.create_primary_key('pk_casino_tables', ['id'])
         batch.drop_column('operator_id')
     with op.batch_alter_table('game_sessions') as batch:
+        batch.drop_column('operator_session')
         batch.drop_column('operator_id')
         batch.create_foreign_key(
             'fk_game_sessions_table_id_casino_tables', 'casino_tables', ['table_id'], ['id']
