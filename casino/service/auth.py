@@ -101,6 +101,8 @@ def authenticate(
     configured = _configured_operator(token, operator_tokens)
     if configured is not None:
         uow.act_for(DEFAULT_OPERATOR)
+        if not uow.operators.current().active:  # one primary key read, kept for the request
+            raise _inactive()
         subject = f"operator:config:{hash_token(configured)[:16]}"
         return Principal("operator", None, subject, operator_id=DEFAULT_OPERATOR)
     platform = _configured_operator(token, platform_tokens)

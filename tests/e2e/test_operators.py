@@ -151,6 +151,11 @@ def test_an_inactive_operators_tokens_are_refused(api: Api) -> None:
     assert api.get("/api/v1/tables", auth=api.operator_auth).status_code == 200
     api.client.patch("/api/v1/operators/acme", json={"active": True}, headers=api.platform_auth)
     assert api.get("/api/v1/tables", auth=bearer(token)).status_code == 200
+    # The configured tokens are the operator default's: deactivating it refuses them too.
+    api.client.patch("/api/v1/operators/default", json={"active": False}, headers=api.platform_auth)
+    assert_problem(api.get("/api/v1/tables", auth=api.operator_auth), 403, "operator_inactive")
+    api.client.patch("/api/v1/operators/default", json={"active": True}, headers=api.platform_auth)
+    assert api.get("/api/v1/tables", auth=api.operator_auth).status_code == 200
 
 
 def test_an_operators_currencies_bound_its_tables_wallets_and_currency_list(api: Api) -> None:
