@@ -46,6 +46,7 @@ const SENTENCES = {
     "Open the game again from the casino.",
   invalid_token: "This game session is not valid. Open the game again from the casino.",
   forbidden: "This game session may not do that.",
+  operator_inactive: "This casino's games are closed for now. Please contact the casino.",
   player_not_found: "Your player account cannot be found.",
   // player protection and accounts
   account_suspended:
