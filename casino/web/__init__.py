@@ -14,7 +14,7 @@ from flask import Blueprint, Flask, Response, abort, redirect, send_from_directo
 
 STATIC_DIR = Path(__file__).parent / "static"
 PAGES = {"table": "table.html", "free": "free.html"}
-ASSET_DIRS = ("css", "js", "img")
+ASSET_DIRS = ("css", "js", "img", "i18n")
 
 # Same origin only; no inline script or style (styles are set through the CSSOM only).
 CSP = (

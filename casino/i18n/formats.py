@@ -1,0 +1,36 @@
+"""Money and moments as each language writes them (Babel's CLDR data): "1.234,50 €" in
+Greek, "€ 1.234,50" in Dutch. Amounts stay integer minor units until they are shown."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from decimal import Decimal
+
+from babel.dates import format_datetime
+from babel.numbers import format_currency
+from iso4217 import Currency
+
+from casino.i18n.catalogues import LOCALES
+
+
+def _minor_units(currency: str) -> int:
+    try:
+        exponent = Currency(currency).exponent
+    except ValueError:
+        return 2
+    return 2 if exponent is None else int(exponent)
+
+
+def money(language: str, minor: int, currency: str) -> str:
+    """``minor`` units of ``currency`` (ISO 4217 minor units), e.g. 123450 EUR in Greek:
+    "1.234,50 €"."""
+    amount = Decimal(int(minor)).scaleb(-_minor_units(currency))
+    return format_currency(amount, currency, locale=LOCALES[language], currency_digits=True)
+
+
+def moment(language: str, when: datetime) -> str:
+    """A date and time in UTC (the server knows no player's zone), short, with the zone."""
+    return (
+        format_datetime(when.astimezone(UTC), format="short", tzinfo=UTC, locale=LOCALES[language])
+        + " UTC"
+    )
