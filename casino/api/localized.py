@@ -7,14 +7,14 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from casino.i18n import moment, money, plural_text, text
+from casino.i18n import clock_time, moment, money, plural_text, text
 
 
 def reality_check_message(language: str, check: Mapping[str, Any]) -> str:
-    """ "You have been playing for 62 minutes (since …). You asked for a reality check every
-    60 minutes." The time is UTC's: the server knows no player's time zone."""
+    """In words: "You have been playing for 62 minutes (since 14:02 UTC). You asked for a
+    reality check every 60 minutes." UTC's time: the server knows no player's time zone."""
     started = check["session_started_at"]
-    since = moment(language, started if isinstance(started, datetime) else _parse(started))
+    since = clock_time(language, started if isinstance(started, datetime) else _parse(started))
     return " ".join(
         (
             plural_text(language, "reality.played", int(check["minutes_played"]), since=since),

@@ -13,7 +13,7 @@ from datetime import datetime
 from http import HTTPStatus
 from typing import Any
 
-from casino.i18n import DEFAULT_LANGUAGE, moment, money, text
+from casino.i18n import DEFAULT_LANGUAGE, money, on_day, text
 
 #: A limit refusal's first words, per limit and period (whole sentences: each language words
 #: and agrees them its own way). The client (js/problems.js) uses the same entries.
@@ -55,7 +55,7 @@ def _detail(language: str, code: str, extra: Mapping[str, Any]) -> str | None:
     if code in _UNTIL:
         member, key = _UNTIL[code]
         when = _instant(extra.get(member))
-        return text(language, key, when=moment(language, when)) if when else None
+        return text(language, key, when=on_day(language, when)) if when else None
     return None
 
 
@@ -93,7 +93,7 @@ def _limit(language: str, extra: Mapping[str, Any]) -> str | None:
     resets = _instant(extra.get("resets_at"))
     if resets is None:
         return sentence
-    return f"{sentence} {text(language, 'limit.reset', when=moment(language, resets))}"
+    return f"{sentence} {text(language, 'limit.reset', when=on_day(language, resets))}"
 
 
 def _instant(value: Any) -> datetime | None:

@@ -17,16 +17,18 @@ from casino.i18n.catalogues import (
     plural_text,
     text,
 )
-from casino.i18n.formats import moment, money
+from casino.i18n.formats import clock_time, moment, money, on_day
 from casino.i18n.negotiation import negotiate
 
 __all__ = [
     "DEFAULT_LANGUAGE",
     "LANGUAGES",
     "catalogue",
+    "clock_time",
     "moment",
     "money",
     "negotiate",
+    "on_day",
     "plural_text",
     "text",
 ]

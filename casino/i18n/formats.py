@@ -6,11 +6,11 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from decimal import Decimal
 
-from babel.dates import format_datetime
+from babel.dates import format_date, format_datetime, format_time
 from babel.numbers import format_currency
 from iso4217 import Currency
 
-from casino.i18n.catalogues import LOCALES
+from casino.i18n.catalogues import LOCALES, text
 
 
 def _minor_units(currency: str) -> int:
@@ -34,3 +34,17 @@ def moment(language: str, when: datetime) -> str:
         format_datetime(when.astimezone(UTC), format="short", tzinfo=UTC, locale=LOCALES[language])
         + " UTC"
     )
+
+
+def clock_time(language: str, when: datetime) -> str:
+    """The time of day in UTC, with the zone: "14:02 UTC", "2:02 μ.μ. UTC"."""
+    return format_time(
+        when.astimezone(UTC), format="short", tzinfo=UTC, locale=LOCALES[language]
+    ) + (" UTC")
+
+
+def on_day(language: str, when: datetime) -> str:
+    """A day and time in words, as a sentence names it ("on 6 March 2031 at 00:00 UTC"):
+    the catalogue's "when.on", which the client fills with the player's own zone."""
+    day = format_date(when.astimezone(UTC), format="long", locale=LOCALES[language])
+    return text(language, "when.on", date=day, time=clock_time(language, when))
