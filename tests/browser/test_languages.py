@@ -283,7 +283,11 @@ def test_the_switcher_changes_the_language_in_place(server: Server, browser: Web
     finally:
         # The profile is the other tests' too: English again, as found.
         Select(by_id(browser, "language")).select_by_value("en")
-    wait_for(browser, lambda d: by_id(d, "deal").text == say("en", "round.deal"), "no English")
+    wait_for(
+        browser,
+        lambda d: by_id(d, "deal").get_attribute("textContent") == say("en", "round.deal"),
+        "no English",
+    )
     assert_no_console_errors(browser)
 
 
@@ -291,7 +295,7 @@ def switch_and_play_in_dutch(server: Server, browser: WebDriver) -> None:
     Select(by_id(browser, "language")).select_by_value("nl")
     wait_for(
         browser,
-        lambda d: by_id(d, "deal").text == say("nl", "round.deal"),
+        lambda d: by_id(d, "deal").get_attribute("textContent") == say("nl", "round.deal"),
         "the page did not switch to Dutch",
     )
     assert plain(by_id(browser, "balance").text) == THOUSAND_EUROS["nl"]
@@ -309,6 +313,6 @@ def switch_and_play_in_dutch(server: Server, browser: WebDriver) -> None:
     browser.get(server.base_url + "/play/")
     wait_for(
         browser,
-        lambda d: by_id(d, "deal").text == say("nl", "round.deal"),
+        lambda d: by_id(d, "deal").get_attribute("textContent") == say("nl", "round.deal"),
         "the choice did not outlive the reload",
     )
