@@ -42,6 +42,8 @@ THOUSAND_EUROS = {
     "it": "1234,50 €",
     "el": "1.234,50 €",
 }
+#: Where js/i18n.js keeps the player's choice of language.
+STORED_CHOICE = "casino.language"
 #: Texts that read the same in a language as in English (names, symbols, loanwords).
 SAME_AS_ENGLISH = {"Nonce", "Ante", "Casino War", "Război", "VS", "API docs"}
 
@@ -281,8 +283,9 @@ def test_the_switcher_changes_the_language_in_place(server: Server, browser: Web
     try:
         switch_and_play_in_dutch(server, browser)
     finally:
-        # The profile is the other tests' too: English again, as found.
+        # The profile is the other tests' too: English again, and no choice kept.
         Select(by_id(browser, "language")).select_by_value("en")
+        browser.execute_script(f"localStorage.removeItem({STORED_CHOICE!r})")
     wait_for(
         browser,
         lambda d: by_id(d, "deal").get_attribute("textContent") == say("en", "round.deal"),
@@ -316,3 +319,29 @@ def switch_and_play_in_dutch(server: Server, browser: WebDriver) -> None:
         lambda d: by_id(d, "deal").get_attribute("textContent") == say("nl", "round.deal"),
         "the choice did not outlive the reload",
     )
+
+
+def test_the_browsers_languages_choose_when_nothing_else_does(
+    server: Server, browser: WebDriver
+) -> None:
+    """No ?lang= and no stored choice: navigator.languages (the browser's Accept-Language)."""
+    agent = browser.execute_script("return navigator.userAgent")
+    override = {"userAgent": agent, "acceptLanguage": "fr-FR,ca,en"}
+    browser.execute_cdp_cmd("Network.setUserAgentOverride", override)  # type: ignore[attr-defined]
+    try:
+        browser.get(f"{server.base_url}/play/free/")
+        browser.execute_script(f"localStorage.removeItem({STORED_CHOICE!r})")
+        browser.refresh()
+        wait_for(browser, enabled("new-game"), "the page did not load")
+        assert browser.execute_script("return navigator.languages") == ["fr-FR", "ca", "en"]
+        assert browser.execute_script("return document.documentElement.lang") == "ca"
+        assert by_id(browser, "new-game").text == say("ca", "free.new_game_button")
+        assert_all_in(browser, "ca")
+        # ?lang= wins over the browser.
+        browser.get(f"{server.base_url}/play/free/?lang=it")
+        wait_for(
+            browser, lambda d: by_id(d, "new-game").text == say("it", "free.new_game_button"), ""
+        )
+    finally:
+        override["acceptLanguage"] = "en-US,en"
+        browser.execute_cdp_cmd("Network.setUserAgentOverride", override)  # type: ignore[attr-defined]

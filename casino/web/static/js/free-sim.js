@@ -6,6 +6,7 @@ import { reasonText } from "./free-game.js";
 import { announce, BASE, el, state, titleOf } from "./free-state.js";
 import { histogram } from "./histogram.js";
 import { number, t, tn } from "./i18n.js";
+import { saidError } from "./problems.js";
 
 // A simulation too long to wait for comes back as a job (202): poll it until it is done.
 const POLL_MS = 500;
@@ -33,7 +34,7 @@ async function finished(answer) {
     job = await state.client.get(`${BASE}/simulations/${job.id}`);
   }
   if (job.status === "failed") {
-    throw new Error(t("sim.failed", { reason: job.error || t("sim.no_reason") }));
+    throw saidError(t("sim.failed", { reason: job.error || t("sim.no_reason") }));
   }
   return job.status === "done" ? job.result : job;
 }

@@ -65,7 +65,14 @@ export function describeProblem(problem, { currency } = {}) {
 export function describeError(error, context = {}) {
   if (error && error.problem) return describeProblem(error.problem, context);
   if (error && error.name === "NetworkError") return t("problem.network");
-  return (error && error.message) || t("problem.generic");
+  // Errors the pages raise with a sentence of the catalogues (said: true); any other error's
+  // message is a programmer's English, not for the player.
+  return error?.said && error.message ? error.message : t("problem.generic");
+}
+
+// An error whose message is for the player (already in the page's language).
+export function saidError(message) {
+  return Object.assign(new Error(message), { said: true });
 }
 
 // "This bet could take your losses over your daily loss limit of €100.00: you have lost

@@ -85,7 +85,16 @@ export async function verifySelected() {
   await act(async () => {
     const round = await state.client.get(`/api/v1/rounds/${target.id}`);
     rememberRound(round);
-    const result = round.fairness.server_seed ? await verifyRound(round) : null;
+    let result = null;
+    if (round.fairness.server_seed) {
+      try {
+        result = await verifyRound(round);
+      } catch {
+        // Seeds that are not what docs/fairness.md describes (not hex, not 32 bytes).
+        showVerifyResult(false, h("p", {}, t("verify.unreadable", { nonce: round.fairness.nonce })));
+        return;
+      }
+    }
     state.verified = { round, result };
     renderVerified();
     if (!result) return;

@@ -2,6 +2,7 @@
 
 import { Client } from "./api.js";
 import { chooseLanguage, loadLanguage, t, timeText, translatePage, wireSwitcher } from "./i18n.js";
+import { saidError } from "./problems.js";
 import { chooseTarget, renderBets, renderTable, setBalance, setBusy } from "./table-bets.js";
 import {
   renderRevealed,
@@ -120,7 +121,7 @@ function renderSession() {
 async function firstActiveTable() {
   const page = await state.client.get("/api/v1/tables?limit=200");
   const table = page.items.find((candidate) => candidate.active);
-  if (!table) throw new Error(t("table.none_open"));
+  if (!table) throw saidError(t("table.none_open"));
   return table.id;
 }
 
