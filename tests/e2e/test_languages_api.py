@@ -184,3 +184,21 @@ def test_answers_without_words_name_no_language(api: Api, player: Player) -> Non
     response = ask(api, f"/api/v1/players/{player.id}/wallets", "el", player.auth)
     assert response.status_code == 200
     assert "Content-Language" not in response.headers
+
+
+def test_a_statement_beyond_the_ends_of_the_calendar_is_refused_in_words(
+    api: Api, player: Player
+) -> None:
+    """Moments with no UTC equivalent (year 1 ahead of UTC, year 9999 behind it) are a 422
+    invalid_period in the player's language, not a 500."""
+    for start, end in (
+        ("0001-01-01T00:30:00+05:00", "2030-01-01T00:00:00Z"),
+        ("2030-01-01T00:00:00Z", "9999-12-31T23:30:00-05:00"),
+    ):
+        response = api.client.get(
+            f"/api/v1/players/{player.id}/statement",
+            query_string={"from": start, "to": end},
+            headers={**player.auth, "Accept-Language": "el"},
+        )
+        body = assert_problem(response, 422, "invalid_period")
+        assert body["detail"] == text("el", "problem.invalid_period")
