@@ -71,6 +71,14 @@ of `Problem.code`): 422 `validation_failed` carries per-field `errors`; 409
 body that is not a JSON object (or not valid JSON); 413 a body over 1 MiB; 415 a body that is
 not `application/json`.
 
+**Languages.** Texts for people follow `Accept-Language` (q-values honoured) among English
+(`en`, the default), Portuguese (`pt`), Dutch (`nl`), Catalan (`ca`), Italian (`it`) and Greek
+(`el`): a problem's `title` and `detail`, a statement's `title` and `summary`, a reality
+check's `message`. Such an answer names its language in `Content-Language`. In English a
+problem's `detail` is the service's own (figures in minor units, for integrators); in the
+others it is a sentence for the player, amounts written the language's way. Codes, field
+names and enum values never change with the language.
+
 **Problem codes per operation.** An operation's `x-problem-codes` (repeated at the end of
 its description) lists the codes that operation itself answers: validation, its refusals and
 its idempotency codes. Besides those, any operation may answer the generic ones:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 
@@ -20,6 +21,8 @@ from casino.api.fields import (
     Uuid,
     UUIDString,
 )
+from casino.api.language import request_language
+from casino.api.localized import reality_check_message
 from casino.engine.cards import MAX_DECKS, MIN_DECKS
 from casino.engine.casino_war import BetOutcome, Decision
 from casino.service.views import DECIDED_BY, ROUND_STATUSES, TRANSACTION_KINDS, RoundView
@@ -368,6 +371,16 @@ class RealityCheckSchema(ResponseSchema):
     minutes_played = ma.fields.Integer()
     interval_minutes = ma.fields.Integer()
     acknowledge = ma.fields.String(metadata={"description": "Path to POST once shown"})
+    message = ma.fields.String(
+        metadata={
+            "description": "The check in words for the player, in the language "
+            "Accept-Language asks for (Content-Language says which); times in UTC"
+        }
+    )
+
+    @ma.pre_dump
+    def _with_message(self, check: Mapping[str, Any], **_: Any) -> dict[str, Any]:
+        return {**check, "message": reality_check_message(request_language(), check)}
 
 
 class RoundSchema(ResponseSchema):
@@ -485,5 +498,6 @@ def round_body(view: RoundView) -> dict[str, Any]:
             "minutes_played": int(check["minutes_played"]),
             "interval_minutes": int(check["interval_minutes"]),
             "acknowledge": str(check["acknowledge"]),
+            "message": reality_check_message(request_language(), check),
         },
     }

@@ -150,6 +150,8 @@ def test_a_game_session_at_the_table(server: Server, browser: WebDriver) -> None
         ),
         "the client seed was not saved",
     )
+    # Saved on the server is not yet answered in the page (Deal stays locked until it is).
+    wait_for(browser, enabled("deal"), "the seed form did not finish")
 
     # Round 1: the answer is lost on the way back; the retry reuses the key, one charge.
     browser.execute_script(LOSE_FIRST_ANSWER)
