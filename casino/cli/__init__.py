@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import click
 
-from casino.cli import backup_cmds, engine_cmds, export_cmds, ops_cmds, report_cmds, war_cmds
+from casino.cli import (
+    backup_cmds,
+    engine_cmds,
+    export_cmds,
+    ledger_cmds,
+    ops_cmds,
+    report_cmds,
+    war_cmds,
+)
 
 
 @click.group()
@@ -12,5 +20,5 @@ def main() -> None:
     """Casino War: provably fair dealing, exact odds, the betting service and free-play War."""
 
 
-for module in (engine_cmds, ops_cmds, export_cmds, report_cmds, war_cmds, backup_cmds):
+for module in (engine_cmds, ops_cmds, ledger_cmds, export_cmds, report_cmds, war_cmds, backup_cmds):
     module.register(main)
