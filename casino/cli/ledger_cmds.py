@@ -160,33 +160,26 @@ def seal(url: str | None, every: float | None, first_use: bool, parent: int | No
     try:
         while True:
             try:
-                record = None if state is None else state.load()
                 with database.unit_of_work() as uow:
-                    run = sealer.run(
-                        uow, tracked=state is not None, record=record, first_use=first_use
+                    run = sealer.seal(uow, state, first_use=first_use)
+                if run.first_record and state is not None and run.record is not None:
+                    log.warning(
+                        "no sealer record in %s before: it now records checkpoint %s%s",
+                        state.path,
+                        run.record.seq,
+                        " (the ledger's checkpoints before it trusted: --init)"
+                        if first_use
+                        else "",
                     )
-                    uow.commit()
-                sealer.committed()
-                if state is not None and run.record is not None and run.record != record:
-                    if record is None:
-                        log.warning(
-                            "no sealer record yet in %s: starting from checkpoint %s",
-                            state.path,
-                            run.record.seq,
-                        )
-                    state.save(run.record, key.key_id)
             except SealRefused as refusal:
-                sealer.rolled_back()
                 log.error("sealer refused to sign (%s): %s", refusal.reason, refusal)
                 sealer_metrics.refused(refusal.reason)
                 raise click.ClickException(f"refused to sign: {refusal}") from None
             except SealerStateError as error:
-                sealer.rolled_back()
                 log.error("sealer refused to sign (record): %s", error)
                 sealer_metrics.refused("record")
                 raise click.ClickException(str(error)) from None
             except DBAPIError as error:
-                sealer.rolled_back()
                 if every is None:
                     raise click.ClickException(f"the database failed: {error.orig}") from None
                 # A scheduled sealer outlives database restarts: the next run seals it all.

@@ -11,7 +11,9 @@ to the database.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from typing import Protocol
 
 from casino.ledger.chain import GENESIS_HASH
 from casino.ledger.checkpoints import (
@@ -36,7 +38,15 @@ from casino.service.sealer_guard import (
 from casino.store.types import utcnow
 from casino.store.uow import UnitOfWork
 
-__all__ = ["BATCH", "SealRefused", "SealRun", "Sealer", "SealerRecord", "seal_pending"]
+__all__ = [
+    "BATCH",
+    "RecordStore",
+    "SealRefused",
+    "SealRun",
+    "Sealer",
+    "SealerRecord",
+    "seal_pending",
+]
 
 #: Transactions at most in one checkpoint (a first seal of a large ledger makes several).
 BATCH = 50_000
@@ -50,10 +60,21 @@ class SealRun:
 
     made: list[Checkpoint]
     last: Checkpoint | None
+    first_record: bool = False  # the sealer had no record before this run
 
     @property
     def record(self) -> SealerRecord | None:
         return None if self.last is None else SealerRecord(self.last.seq, self.last.hash)
+
+
+class RecordStore(Protocol):
+    """Where a sealer keeps its record (casino.store.sealer_state.SealerStateFile)."""
+
+    def holding(self) -> AbstractContextManager[None]: ...
+
+    def load(self) -> SealerRecord | None: ...
+
+    def save(self, record: SealerRecord, key_id: str) -> None: ...
 
 
 class Sealer:
@@ -130,6 +151,35 @@ class Sealer:
 
     def rolled_back(self) -> None:
         self.guard.rolled_back()
+
+    def seal(
+        self, uow: UnitOfWork, record: RecordStore | None = None, *, first_use: bool = False
+    ) -> SealRun:
+        """One run of the sealer as a use case: with ``record`` (its record store) it checks
+        the ledger against it, commits, and then records the last checkpoint (after the
+        commit: a crash in between leaves the record behind the ledger, which the next run
+        verifies forward; ahead of it, it would refuse)."""
+        if record is None:
+            return self._seal(uow, None, first_use)
+        # Sealers sharing the record take turns, from reading it to writing it: one that read
+        # it before another recorded the first checkpoints would find checkpoints it has no
+        # record of. (The unit of work has begun nothing yet, so no database lock is held.)
+        with record.holding():
+            return self._seal(uow, record, first_use)
+
+    def _seal(self, uow: UnitOfWork, record: RecordStore | None, first_use: bool) -> SealRun:
+        recorded = None if record is None else record.load()
+        try:
+            run = self.run(uow, tracked=record is not None, record=recorded, first_use=first_use)
+            uow.commit()
+        except BaseException:
+            self.rolled_back()
+            raise
+        self.committed()
+        if record is not None and run.record is not None and run.record != recorded:
+            record.save(run.record, self.key.key_id)
+            return SealRun(run.made, run.last, first_record=recorded is None)
+        return run
 
 
 def seal_pending(

@@ -6,8 +6,9 @@ committed (a crash in between leaves the record behind the ledger, which the nex
 accepts once it has verified what follows; a record ahead of the ledger would be refused),
 atomically: a temporary file in the same directory, flushed to disk, renamed over the old
 one. Several sealers may share one file (on one host, or a shared directory that supports
-``flock``): each write holds an exclusive lock on ``FILE.lock`` while it reads the record
-again and writes only one that goes forward, so the record never moves back.
+``flock``): a sealer holds an exclusive lock on ``FILE.lock`` from reading the record to
+writing it (``holding``), and writes only a record that goes forward, so the record never
+moves back and no sealer reads it while another has signed and not recorded yet.
 
 A file that exists but cannot be read as a record is an error, never "no record": a sealer
 that took a damaged record for a first run would trust whatever the database holds.
@@ -19,6 +20,7 @@ import fcntl
 import json
 import os
 import tempfile
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -34,6 +36,32 @@ class SealerStateError(Exception):
 class SealerStateFile:
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
+        # Threads of this process take turns here (re-entrant: ``save`` within ``holding``);
+        # processes, on the lock file.
+        self._threads = threading.RLock()
+        self._depth = 0
+
+    @contextmanager
+    def holding(self) -> Iterator[None]:
+        """The record to this sealer alone (sealers sharing the file wait), from reading it
+        to writing it."""
+        with self._threads:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield
+                finally:
+                    self._depth -= 1
+                return
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            lock = os.open(f"{self.path}.lock", os.O_WRONLY | os.O_CREAT, 0o600)
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX)
+                self._depth = 1
+                yield
+            finally:
+                self._depth = 0
+                os.close(lock)  # closing releases the lock
 
     def load(self) -> CheckpointRef | None:
         """The record, or None when there is none yet (no file)."""
@@ -54,8 +82,7 @@ class SealerStateFile:
 
     def save(self, record: CheckpointRef, key_id: str) -> None:
         """Record ``record`` unless the file already holds a later checkpoint."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self._locked():
+        with self.holding():
             current = self.load()
             if current is not None and current.seq >= record.seq:
                 return
@@ -66,15 +93,6 @@ class SealerStateFile:
                 "recorded_at": utcnow().isoformat(),
             }
             self._replace(json.dumps(document, sort_keys=True) + "\n")
-
-    @contextmanager
-    def _locked(self) -> Iterator[None]:
-        lock = os.open(f"{self.path}.lock", os.O_WRONLY | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            yield
-        finally:
-            os.close(lock)  # closing releases the lock
 
     def _replace(self, text: str) -> None:
         handle, temporary = tempfile.mkstemp(
