@@ -4,9 +4,11 @@ docs/audit.md)."""
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from dataclasses import dataclass
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import click
@@ -129,7 +131,6 @@ def seal(url: str | None, every: float | None, first_use: bool, parent: int | No
     production, CASINO_SEALER_STATE, the file where it records the last checkpoint it
     signed. It refuses (exit 1, nothing signed) when the ledger does not continue that
     record, or a transaction does not continue its wallet's sealed chain (docs/audit.md)."""
-    import os
     import time
 
     import config
@@ -214,6 +215,45 @@ def _log_to_stderr() -> None:
         log.propagate = False
 
 
+@click.command("new-signing-key")
+@click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
+def new_signing_key(path: Path) -> None:
+    """Make a new checkpoint signing key in PATH (readable by its owner only; an existing
+    file is never overwritten) and print its public key: for the sealer's host, and for a
+    rotation (docs/audit.md, "Keys and their rotation")."""
+    from casino.ledger.checkpoints import SigningKey
+
+    key = SigningKey.generate()
+    try:
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except OSError as error:
+        raise click.ClickException(f"{path}: {error.strerror}") from None
+    with os.fdopen(descriptor, "w") as handle:
+        handle.write(key.private_hex() + "\n")
+    click.echo(f"private key written to {path} (CASINO_SIGNING_KEY_FILE, the sealer's only)")
+    _print_public(key.verifying)
+
+
+@click.command("public-key")
+def public_key() -> None:
+    """Print the checkpoints' public key as configured (CASINO_SIGNING_PUBLIC_KEY, or the
+    public half of CASINO_SIGNING_KEY) and the earlier keys still trusted."""
+    from casino.ledger.checkpoints import VerifyingKey
+
+    signing = signing_settings()
+    if not signing.public:
+        raise click.ClickException("no checkpoint key is configured")
+    _print_public(VerifyingKey.parse(signing.public))
+    for entry in signing.trusted()[1:]:
+        click.echo(f"also trusted: {entry.text()} ({entry.span()})")
+
+
+def _print_public(key: Any) -> None:
+    click.echo(f"public key (CASINO_SIGNING_PUBLIC_KEY): {key.hex}")
+    click.echo(f"key id: {key.key_id}")
+    click.echo(key.pem().rstrip())
+
+
 class _Stderr(logging.StreamHandler):
     """Whatever ``sys.stderr`` is when a line is written (tests swap it per command)."""
 
@@ -223,5 +263,5 @@ class _Stderr(logging.StreamHandler):
 
 
 def register(group: click.Group) -> None:
-    for command in (audit, seal):
+    for command in (audit, seal, new_signing_key, public_key):
         group.add_command(command)

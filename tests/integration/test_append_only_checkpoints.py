@@ -59,3 +59,63 @@ def test_postgres_refuses_to_truncate_the_checkpoints(svc: Svc, engine: Engine) 
     with pytest.raises(DBAPIError, match="TRUNCATE refused"), engine.begin() as conn:
         conn.execute(text("TRUNCATE ledger_checkpoints CASCADE"))
     assert _count(engine) == 1
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("db_url", ["postgresql"], indirect=True)
+def test_the_apps_role_cannot_get_past_the_guard(svc: Svc, db_url: str) -> None:
+    """The role docs/deployment.md gives the app (rows only, owning nothing) can seal, but
+    neither disable the triggers nor skip them, nor truncate."""
+    import uuid
+
+    from sqlalchemy import create_engine
+    from sqlalchemy.engine import make_url
+
+    from casino.service.sealing import seal_pending
+    from casino.store.session import make_engine, make_session_factory
+    from casino.store.uow import UnitOfWork
+
+    from .conftest import SIGNING_KEY, pg_admin
+
+    svc.player(funds=1_000)
+    svc.seal()
+    role = f"casino_app_{uuid.uuid4().hex[:8]}"
+    database = make_url(db_url).database
+    pg_admin(f"CREATE ROLE {role} LOGIN PASSWORD 'app'")
+    try:
+        owner = create_engine(db_url)
+        with owner.begin() as conn:
+            for grant in (
+                f'GRANT CONNECT ON DATABASE "{database}" TO {role}',
+                f"GRANT USAGE ON SCHEMA public TO {role}",
+                f"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {role}",
+                f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO {role}",
+                # The sealer's horizon then leaves other databases' transactions out.
+                f"GRANT pg_read_all_stats TO {role}",
+            ):
+                conn.execute(text(grant))
+        owner.dispose()
+        app = make_engine(make_url(db_url).set(username=role, password="app"))
+        try:
+            svc.player(funds=2_000)
+            with UnitOfWork(make_session_factory(app)) as uow:  # the app's role seals
+                assert [c.seq for c in seal_pending(uow, SIGNING_KEY)] == [2]
+                uow.commit()
+            for attempt in (
+                "ALTER TABLE ledger_checkpoints DISABLE TRIGGER ledger_checkpoints_append_only",
+                "SET session_replication_role = replica",
+                "TRUNCATE ledger_checkpoints",
+                "DELETE FROM ledger_checkpoints",
+            ):
+                with pytest.raises(DBAPIError), app.begin() as conn:
+                    conn.execute(text(attempt))
+            with app.connect() as conn:
+                assert conn.execute(text("SELECT count(*) FROM ledger_checkpoints")).scalar() == 2
+        finally:
+            app.dispose()
+    finally:
+        owner = create_engine(db_url)
+        with owner.begin() as conn:
+            conn.execute(text(f"DROP OWNED BY {role}"))
+        owner.dispose()
+        pg_admin(f"DROP ROLE {role}")

@@ -324,3 +324,63 @@ def test_production_seals_only_with_a_record_and_the_private_key(
     monkeypatch.setenv("CASINO_SEALER_STATE", str(tmp_path / "state.json"))
     sealed = run_seal(db_url)
     assert sealed.exit_code == 0 and "checkpoint 1:" in sealed.output, sealed.output
+
+
+def test_a_new_key_for_a_rotation(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """``casino new-signing-key FILE`` (owner-only, never overwriting) prints the public key
+    the web tier is given; ``casino public-key`` prints what is configured, retired keys
+    with their ranges (docs/audit.md, "Keys and their rotation")."""
+    from casino.ledger.checkpoints import SigningKey
+
+    runner = CliRunner()
+    key_file = tmp_path / "signing.key"
+    made = runner.invoke(cli, ["new-signing-key", str(key_file)])
+    assert made.exit_code == 0, made.output
+    key = SigningKey.parse(key_file.read_text())
+    assert key_file.stat().st_mode & 0o077 == 0 and key.private_hex() not in made.output
+    assert f"(CASINO_SIGNING_PUBLIC_KEY): {key.verifying.hex}" in made.output
+    again = runner.invoke(cli, ["new-signing-key", str(key_file)])
+    assert again.exit_code == 1 and SigningKey.parse(key_file.read_text()).key_id == key.key_id
+    monkeypatch.setenv("CASINO_ENV", "testing")
+    monkeypatch.delenv("CASINO_SIGNING_KEY", raising=False)
+    monkeypatch.setenv("CASINO_SIGNING_KEY_FILE", str(key_file))
+    monkeypatch.setenv("CASINO_TRUSTED_SIGNING_KEYS", f"{SIGNING_KEY.verifying.hex}@1-9")
+    shown = runner.invoke(cli, ["public-key"])
+    assert shown.exit_code == 0, shown.output
+    assert key.verifying.hex in shown.output and "BEGIN PUBLIC KEY" in shown.output
+    assert f"{SIGNING_KEY.verifying.hex}@1-9 (checkpoints 1 to 9)" in shown.output
+
+
+def test_a_refusal_counts_where_the_apps_metrics_are_collected(
+    svc: Svc, db_url: str, tmp_path: Path
+) -> None:
+    """Beside ``casino serve`` the sealer inherits gunicorn's PROMETHEUS_MULTIPROC_DIR: its
+    refusal is in the app's /metrics, after the sealer has exited."""
+    import os
+    import subprocess
+    import sys
+
+    from prometheus_client import CollectorRegistry
+    from prometheus_client.multiprocess import MultiProcessCollector
+
+    svc.player(funds=1_000)
+    directory = tmp_path / "metrics"
+    directory.mkdir()
+    state = tmp_path / "state.json"
+    state.write_text(json.dumps({"seq": 3, "hash": "ab" * 32}))  # ahead of an empty ledger
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("CASINO_")},
+        "CASINO_ENV": "testing",
+        "CASINO_SIGNING_KEY": SIGNING_KEY.private_hex(),
+        "CASINO_SEALER_STATE": str(state),
+        "PROMETHEUS_MULTIPROC_DIR": str(directory),
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", "from casino.cli import main; main()", "seal", "--database-url",
+         db_url],
+        env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 1 and "sealer refused to sign (record)" in done.stderr
+    registry = CollectorRegistry()
+    MultiProcessCollector(registry, path=str(directory))
+    assert registry.get_sample_value("casino_sealer_refusals_total", {"reason": "record"}) == 1
