@@ -1593,7 +1593,7 @@ class Verifier:
             )
         for seq in sorted(set(self.pins) - set(self.pins_seen)):
             if self.anchor_seq is not None and seq < self.anchor_seq:
-                where = f"it lies before this partial export's anchor (checkpoint {seq})"
+                where = f"it lies before this partial export's anchor, checkpoint {self.anchor_seq}"
             elif self.last_checkpoint is None:
                 where = "the export has no checkpoint at all"
             else:
