@@ -11,10 +11,13 @@ to sign the forgery. The sealer refuses:
    it, or holds another checkpoint at its number, was cut back or rewritten.
 2. **The checkpoint it continues**: its hash recomputed and its signature checked with a key
    trusted for its number (its fields go into the next one).
-3. **Each transaction it seals** hashes to its link, and continues its wallet's chain from
-   the transaction sealed before: that one's link recomputed, its checkpoint's Merkle root
-   recomputed from the rows and its signature checked, and nothing of the wallet sealed
-   after it. Heads it sealed itself while running are remembered and need no lookup.
+3. **Each transaction it seals** continues its wallet's chain (its ``prev_hash`` is the
+   hash of the link before it) from the transaction sealed before: that one's link
+   recomputed from its row, its checkpoint's Merkle root recomputed from the rows and its
+   signature checked, and nothing of the wallet sealed after it. Heads it sealed itself
+   while running are remembered and need no lookup. (Whether each new row hashes to its own
+   link is the audit's check: a writer can write any unsealed row anyway; what it must not
+   get is a signature over a chain that leaves the sealed one.)
 
 A refusal raises ``SealRefused``: nothing is signed, the caller exits non-zero, logs and
 counts it (casino.cli.seal_cmd).
@@ -30,6 +33,7 @@ from itertools import pairwise
 from casino.ledger.chain import GENESIS_HASH, content_digest, link_hash
 from casino.ledger.checkpoints import Checkpoint, CheckpointRef, TrustedKey, check_signature
 from casino.ledger.merkle import merkle_root, transaction_leaf
+from casino.store.checkpoints import Link
 from casino.store.records import TransactionRecord
 from casino.store.uow import UnitOfWork
 
@@ -151,17 +155,6 @@ def recomputed_link(tx: TransactionRecord) -> str:
     return link_hash(tx.prev_hash, tx.wallet_seq, digest)
 
 
-@dataclass(frozen=True)
-class Link:
-    """What the chain check keeps of a transaction a batch seals."""
-
-    id: int
-    seq: int
-    prev_hash: str
-    hash: str
-    commit_seq: int
-
-
 @dataclass
 class BatchLinks:
     """The links of the transactions one batch seals, by wallet, as they are read."""
@@ -169,17 +162,9 @@ class BatchLinks:
     leaves: list[tuple[int, str]] = field(default_factory=list)
     wallets: dict[int, list[Link]] = field(default_factory=lambda: defaultdict(list))
 
-    def add(self, tx: TransactionRecord) -> None:
-        if recomputed_link(tx) != tx.hash:
-            raise SealRefused(
-                CHAIN,
-                f"transaction {tx.id} (or its postings) does not hash to its link: edited "
-                "after it was written",
-            )
-        self.leaves.append((tx.id, tx.hash))
-        self.wallets[tx.wallet_id].append(
-            Link(tx.id, tx.wallet_seq, tx.prev_hash, tx.hash, tx.commit_seq)
-        )
+    def add(self, link: Link) -> None:
+        self.leaves.append((link.id, link.hash))
+        self.wallets[link.wallet_id].append(link)
 
 
 @dataclass

@@ -119,8 +119,8 @@ class Sealer:
                 break
             end = uow.checkpoints.batch_end(start, horizon, self.batch)
             links = BatchLinks()
-            for tx in uow.checkpoints.batch(start, end):
-                links.add(tx)
+            for link in uow.checkpoints.links(start, end):
+                links.add(link)
             if not links.leaves:
                 break  # nothing committed since the last checkpoint
             self.guard.check(uow, links, start, end)

@@ -18,7 +18,7 @@ first, so the loser usually does no work at all).
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 from sqlalchemy import Table, and_, func, or_, select
 from sqlalchemy.exc import IntegrityError
@@ -54,6 +54,18 @@ _RUNNING_HERE = (
     "SELECT (backend_xid::text)::bigint FROM pg_stat_activity "
     "WHERE datname = current_database() AND backend_xid IS NOT NULL"
 )
+
+
+class Link(NamedTuple):
+    """A transaction as the sealer sees it: its place in its wallet's chain and its hash.
+    (A tuple: the sealer makes one per transaction it seals.)"""
+
+    id: int
+    wallet_id: int
+    seq: int
+    prev_hash: str
+    hash: str
+    commit_seq: int
 
 
 def checkpoint_of(row: Any) -> Checkpoint:
@@ -206,15 +218,17 @@ class CheckpointStore(Repository):
 
     # --- what the sealer checks before it signs (casino.service.sealing) ----------------
 
-    def batch(self, commit_from: int, commit_to: int) -> Iterator[TransactionRecord]:
-        """The transactions of ``[commit_from, commit_to)`` whole, in commit order."""
+    def links(self, commit_from: int, commit_to: int) -> Iterator[Link]:
+        """The chain links of the transactions in ``[commit_from, commit_to)``, in commit
+        order: what a checkpoint of that range seals (``Link``)."""
         t = _TRANSACTIONS
         query = (
-            whole_transactions()
+            select(t.c.id, t.c.wallet_id, t.c.wallet_seq, t.c.prev_hash, t.c.hash, t.c.commit_seq)
             .where(t.c.commit_seq >= commit_from, t.c.commit_seq < commit_to)
-            .order_by(t.c.commit_seq, t.c.id, legs_in_order)
+            .order_by(t.c.commit_seq, t.c.id)
         )
-        yield from grouped(self.session.execute(query.execution_options(yield_per=_ROWS)))
+        for row in self.session.execute(query.execution_options(yield_per=_ROWS)):
+            yield Link(int(row[0]), int(row[1]), int(row[2]), row[3], row[4], int(row[5]))
 
     def sealed_since(
         self, positions: Sequence[tuple[int, int]], sealed_until: int

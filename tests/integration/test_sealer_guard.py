@@ -206,14 +206,22 @@ def test_a_rewritten_sealed_transaction_is_not_continued(
     assert checkpoint_count(engine) == 1
 
 
-def test_an_edited_unsealed_transaction_is_not_sealed(svc: Svc, engine: Engine) -> None:
+def test_a_chain_broken_among_unsealed_transactions_is_not_sealed(svc: Svc, engine: Engine) -> None:
+    """Two new deposits, the second no longer pointing at the first."""
     player = svc.player(funds=1_000)
     svc.seal()
     svc.run(wallets.deposit, player, "EUR", 500, "more")
-    tamper(engine, "UPDATE ledger_transactions SET reference = 'less' WHERE reference = 'more'")
-    with svc.uow() as uow, pytest.raises(SealRefused, match="does not hash to its link") as no:
+    svc.run(wallets.deposit, player, "EUR", 600, "again")
+    tamper(
+        engine,
+        f"UPDATE ledger_transactions SET prev_hash = '{'ab' * 32}' WHERE reference = 'again'",
+    )
+    with (
+        svc.uow() as uow,
+        pytest.raises(SealRefused, match="does not link to the one before") as no,
+    ):
         Sealer(SIGNING_KEY).run(uow)
-    assert no.value.reason == CHAIN
+    assert no.value.reason == CHAIN and checkpoint_count(engine) == 1
 
 
 def test_a_transaction_must_continue_the_last_sealed_one(svc: Svc, engine: Engine) -> None:
