@@ -164,7 +164,7 @@ def seal(url: str | None, every: float | None, first_use: bool, parent: int | No
                 with database.unit_of_work() as uow:
                     run = sealer.seal(uow, state, first_use=first_use)
                 if run.first_record and state is not None and run.record is not None:
-                    log.warning(
+                    (log.warning if first_use else log.info)(
                         "no sealer record in %s before: it now records checkpoint %s%s",
                         state.path,
                         run.record.seq,
