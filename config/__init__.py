@@ -86,23 +86,61 @@ def _currencies(raw: str) -> tuple[str, ...]:
         raise ConfigError(f"CASINO_CURRENCIES: {error}") from None
 
 
-def _signing_key(environ: Mapping[str, str]) -> str | None:
-    """The checkpoint signing key's text (64 hex digits or PEM): ``CASINO_SIGNING_KEY``, or
-    the file named by ``CASINO_SIGNING_KEY_FILE``."""
-    text = environ.get("CASINO_SIGNING_KEY", "").strip()
+def _key_text(environ: Mapping[str, str], name: str) -> str | None:
+    """A key's text from ``name``, or from the file ``name``_FILE names."""
+    text = environ.get(name, "").strip()
     if text:
         return text
-    path = environ.get("CASINO_SIGNING_KEY_FILE", "").strip()
+    path = environ.get(f"{name}_FILE", "").strip()
     if path:
         try:
             return Path(path).read_text().strip()
         except OSError as error:
-            raise ConfigError(f"CASINO_SIGNING_KEY_FILE cannot be read: {error}") from None
+            raise ConfigError(f"{name}_FILE cannot be read: {error}") from None
     return None
+
+
+def _signing_key(environ: Mapping[str, str]) -> str | None:
+    """The checkpoint signing (private) key's text, 64 hex digits or PEM: only the sealer
+    needs it. ``CASINO_SIGNING_KEY``, or the file ``CASINO_SIGNING_KEY_FILE`` names."""
+    return _key_text(environ, "CASINO_SIGNING_KEY")
+
+
+def _public_keys(settings: dict[str, Any]) -> None:
+    """``SIGNING_PUBLIC_KEY`` (hex), what the web tier publishes and the audit trusts: as
+    given, or derived from the private key when only that is given (both given: they must
+    be one key pair). The trusted earlier keys are checked here too, so that a typo stops
+    the start rather than a later audit."""
+    from casino.ledger.checkpoints import SigningKey, TrustedKey, VerifyingKey
+
+    private, public = settings.get("SIGNING_KEY"), settings.get("SIGNING_PUBLIC_KEY")
+    try:
+        derived = None if not private else SigningKey.parse(private).verifying
+    except ValueError as error:
+        raise ConfigError(f"CASINO_SIGNING_KEY: {error}") from None
+    try:
+        given = None if not public else VerifyingKey.parse(public)
+    except ValueError as error:
+        raise ConfigError(f"CASINO_SIGNING_PUBLIC_KEY: {error}") from None
+    if derived is not None and given is not None and derived != given:
+        raise ConfigError(
+            "CASINO_SIGNING_PUBLIC_KEY is not the public key of CASINO_SIGNING_KEY: the "
+            "sealer would sign with a key the service does not publish"
+        )
+    chosen = given or derived
+    if chosen is not None:
+        settings["SIGNING_PUBLIC_KEY"] = chosen.hex
+    for entry in settings.get("TRUSTED_SIGNING_KEYS", []):
+        try:
+            TrustedKey.parse(entry)
+        except ValueError as error:
+            raise ConfigError(f"CASINO_TRUSTED_SIGNING_KEYS: {error}") from None
 
 
 #: Development signs checkpoints with a key of its own, made on first use and kept here.
 DEV_SIGNING_KEY_FILE = Path("instance") / "signing-key"
+#: And its sealer records there the last checkpoint it signed.
+DEV_SEALER_STATE_FILE = Path("instance") / "sealer-state.json"
 # Tests without a key sign with one made for this process.
 _PROCESS_KEY = secrets.token_bytes(32).hex()
 
@@ -195,12 +233,20 @@ class BaseConfig:
     # Addresses (IPs, CIDR ranges) that may scrape /metrics without an operator token.
     METRICS_ALLOW: tuple[Any, ...] = ()
 
-    # Ed25519 key that signs ledger checkpoints (casino.ledger.checkpoints), and the public
-    # keys of earlier signing keys whose checkpoints the audit still trusts.
+    # Ed25519 key that signs ledger checkpoints (casino.ledger.checkpoints): the private key
+    # only where the sealer runs, its public key (hex; derived from the private key when only
+    # that is given) wherever checkpoints are published or checked; and the public keys of
+    # earlier signing keys whose checkpoints the audit still trusts, each with the range of
+    # checkpoints it signed (``KEY@FIRST-LAST``).
     SIGNING_KEY: str | None = None
+    SIGNING_PUBLIC_KEY: str | None = None
     TRUSTED_SIGNING_KEYS: list[str] = []
     # Seconds between two runs of the sealer that ``casino serve`` starts (0: none).
     SEAL_EVERY_SECONDS = 5.0
+    # Where the sealer records the last checkpoint it signed (casino.store.sealer_state).
+    SEALER_STATE: str | None = None
+    # ``casino audit`` fails when a transaction is still unsealed this long after it was made.
+    UNSEALED_MAX_AGE_SECONDS = 600.0
 
     @classmethod
     def load(cls, environ: Mapping[str, str]) -> dict[str, Any]:
@@ -209,10 +255,19 @@ class BaseConfig:
         key = _signing_key(environ)
         if key:
             settings["SIGNING_KEY"] = key
+        public = _key_text(environ, "CASINO_SIGNING_PUBLIC_KEY")
+        if public:
+            settings["SIGNING_PUBLIC_KEY"] = public
         if environ.get("CASINO_TRUSTED_SIGNING_KEYS", "").strip():
             settings["TRUSTED_SIGNING_KEYS"] = _split_tokens(environ["CASINO_TRUSTED_SIGNING_KEYS"])
         if environ.get("CASINO_SEAL_EVERY_SECONDS", "").strip():
             settings["SEAL_EVERY_SECONDS"] = float(environ["CASINO_SEAL_EVERY_SECONDS"])
+        if environ.get("CASINO_SEALER_STATE", "").strip():
+            settings["SEALER_STATE"] = environ["CASINO_SEALER_STATE"].strip()
+        if environ.get("CASINO_UNSEALED_MAX_AGE_SECONDS", "").strip():
+            settings["UNSEALED_MAX_AGE_SECONDS"] = _seconds(
+                "CASINO_UNSEALED_MAX_AGE_SECONDS", environ["CASINO_UNSEALED_MAX_AGE_SECONDS"]
+            )
         if environ.get("DATABASE_URL", "").strip():
             settings["DATABASE_URL"] = _database_url(environ)
         if environ.get("CASINO_CURRENCIES", "").strip():
@@ -258,8 +313,10 @@ class DevelopmentConfig(BaseConfig):
     def load(cls, environ: Mapping[str, str]) -> dict[str, Any]:
         settings = super().load(environ)
         settings.setdefault("DATABASE_URL", _database_url(environ))
-        if not settings.get("SIGNING_KEY"):
+        if not settings.get("SIGNING_KEY") and not settings.get("SIGNING_PUBLIC_KEY"):
             settings["SIGNING_KEY"] = _development_key()
+        settings.setdefault("SEALER_STATE", str(Path.cwd() / DEV_SEALER_STATE_FILE))
+        _public_keys(settings)
         return settings
 
 
@@ -284,7 +341,9 @@ class TestingConfig(BaseConfig):
         url = cls.DATABASE_URL or environ.get("CASINO_TEST_DATABASE_URL")
         if url:
             settings["DATABASE_URL"] = url
-        settings.setdefault("SIGNING_KEY", _PROCESS_KEY)
+        if not settings.get("SIGNING_KEY") and not settings.get("SIGNING_PUBLIC_KEY"):
+            settings["SIGNING_KEY"] = _PROCESS_KEY
+        _public_keys(settings)
         return settings
 
 
@@ -304,10 +363,12 @@ class ProductionConfig(BaseConfig):
                 "DATABASE_URL is required in production "
                 "(e.g. postgresql+psycopg://user:password@host:5432/casino)"
             )
-        if not settings.get("SIGNING_KEY"):
+        _public_keys(settings)
+        if not settings.get("SIGNING_PUBLIC_KEY"):
             raise ConfigError(
-                "a checkpoint signing key is required in production: CASINO_SIGNING_KEY "
-                "(64 hex digits or an Ed25519 PEM) or CASINO_SIGNING_KEY_FILE"
+                "the checkpoints' public key is required in production: "
+                "CASINO_SIGNING_PUBLIC_KEY or CASINO_SIGNING_PUBLIC_KEY_FILE (64 hex digits or "
+                "an Ed25519 PEM); the private key (CASINO_SIGNING_KEY) belongs to the sealer only"
             )
         _refuse_weak_operator_tokens(
             settings.get("CASINO_OPERATOR_TOKENS", cls.CASINO_OPERATOR_TOKENS)

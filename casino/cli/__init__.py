@@ -8,6 +8,7 @@ from casino.cli import (
     backup_cmds,
     engine_cmds,
     export_cmds,
+    ledger_cmds,
     ops_cmds,
     report_cmds,
     wallet_cmds,
@@ -20,5 +21,14 @@ def main() -> None:
     """Casino War: provably fair dealing, exact odds, the betting service and free-play War."""
 
 
-for module in (engine_cmds, ops_cmds, export_cmds, report_cmds, war_cmds, backup_cmds, wallet_cmds):
+for module in (
+    engine_cmds,
+    ops_cmds,
+    ledger_cmds,
+    export_cmds,
+    report_cmds,
+    war_cmds,
+    backup_cmds,
+    wallet_cmds,
+):
     module.register(main)

@@ -25,7 +25,7 @@ from casino.api.schemas_ledger import (
     LedgerTransactionsQuerySchema,
     PublicKeySchema,
 )
-from casino.ledger.checkpoints import Checkpoint, SigningKey
+from casino.ledger.checkpoints import Checkpoint, VerifyingKey
 from casino.service import export as export_service
 from casino.service import sealing
 from casino.service.errors import Conflict, NotFound
@@ -75,14 +75,14 @@ class PublicKey(MethodView):
         """The public key checkpoints are signed with (no authentication: anyone may check a
         checkpoint's signature), and the earlier keys still trusted."""
         config = current_app.config
-        key = SigningKey.parse(config["SIGNING_KEY"]).verifying
-        trusted = sealing.trusted_keys(config["SIGNING_KEY"], config["TRUSTED_SIGNING_KEYS"])
+        key = VerifyingKey.parse(config["SIGNING_PUBLIC_KEY"])
+        trusted = sealing.trusted_keys(key.hex, config["TRUSTED_SIGNING_KEYS"])
         return {
             "algorithm": "Ed25519",
             "key_id": key.key_id,
             "public_key": key.hex,
             "pem": key.pem(),
-            "trusted": [{"key_id": k.key_id, "public_key": k.hex} for k in trusted],
+            "trusted": [entry.to_dict() for entry in trusted],
         }
 
 
@@ -166,7 +166,7 @@ class Export(MethodView):
         trailer, which the verifier reports."""
         since, until = check_range(query.get("since"), query.get("until"))
         config = current_app.config
-        keys = sealing.trusted_keys(config["SIGNING_KEY"], config["TRUSTED_SIGNING_KEYS"])
+        keys = sealing.trusted_keys(config["SIGNING_PUBLIC_KEY"], config["TRUSTED_SIGNING_KEYS"])
         source = database()
 
         def stream() -> Iterator[bytes]:
