@@ -169,12 +169,15 @@ class Hand:
         return decision is Decision.WAR or self.rules.surrender_allowed
 
     def result(self) -> HandResult:
+        # Placed and not settled yet (a bet not placed is never pending: its label is none).
         pending: set[str] = set()
         if self.status is not _SETTLED:
-            pending.update(("ante", "raise"))
-            if self.wars_fought == 0:
+            pending.add("ante")
+            if self.raise_:
+                pending.add("raise")
+            if self.war_tie_bet and self.wars_fought == 0:
                 pending.add("war_tie_bet")
-        if not self.tie_settled:
+        if not self.tie_settled and self.tie_bet:
             pending.add("tie_bet")
         return trusted(
             HandResult,
