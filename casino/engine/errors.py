@@ -28,7 +28,9 @@ class InvalidRules(EngineError):
     code = "invalid_rules"
 
     def __init__(self, detail: str, *, code: str | None = None, rule: str | None = None) -> None:
-        super().__init__(detail, code=code)
+        super().__init__(detail)
+        if code is not None:
+            self.code = code
         self.rule = rule
 
 

@@ -142,11 +142,11 @@ class RoundShoe:
 
     @classmethod
     def stacked(cls, cards: Sequence[Card]) -> RoundShoe:
-        shoe = cls.__new__(cls)
-        shoe._cards = list(cards)
-        shoe._seeds = None
-        shoe._shoe = tuple(cards)
-        return shoe
+        self = cls.__new__(cls)
+        self._cards = list(cards)
+        self._seeds = None
+        self._shoe = tuple(cards)
+        return self
 
     @classmethod
     def from_codes(cls, codes: str | Sequence[str]) -> RoundShoe:
