@@ -17,6 +17,7 @@ from casino.engine.casino_war import TableRules, WarTies
 from casino.engine.hand_odds import HandOutcome, WarRules, hand_distribution
 from casino.engine.odds import odds_for, theoretical_rtp
 from casino.engine.round_odds import pair_distribution
+from casino.engine.rtp_band import round_return, round_return_of
 from casino.engine.table_odds import TableOdds, table_odds
 
 Outcome = tuple[F, int, int, bool | None]  # ante net, staked, ties, first war tied
@@ -312,3 +313,23 @@ def test_odds_command_takes_a_rules_snapshot_and_names_a_refused_rule() -> None:
     assert text.exit_code == 0
     assert "97.3210%" in text.output and "2.8771%" in text.output  # per total, per initial
     assert "round of 2 hand(s)" in text.output
+
+
+@pytest.mark.parametrize(
+    ("decks", "pays", "bonus", "share"),
+    [(6, 10, False, 1), (1, 12, True, F(1, 3)), (8, 11, False, 0)],
+)
+def test_the_reports_model_takes_any_rules(decks: int, pays: int, bonus: bool, share: F) -> None:
+    rules = TableRules(decks=decks, tie_pays=pays, war_tie_bonus=bonus)
+    assert round_return_of(rules, share).moments == round_return(decks, pays, bonus, share).moments
+
+
+def test_the_reports_model_of_repeated_wars_is_per_total_wagered() -> None:
+    rules = TableRules(decks=8, war_ties="repeat", tie_ladder=(10, 25, 50, 200))
+    model = round_return_of(rules)
+    bets = table_odds(rules).bets
+    assert model.expected_ante_rtp() == bets["ante_war"].rtp_per_total
+    assert model.expected_tie_bet_rtp() == bets["tie_bet"].rtp
+    assert round_return_of(rules, 0).expected_tie_bet_rtp() == bets["tie_bet_alone"].rtp
+    with pytest.raises(ValueError):
+        round_return_of(rules, 2)
