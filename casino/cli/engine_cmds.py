@@ -131,11 +131,15 @@ def odds_cmd(as_json: bool, **options: Any) -> None:
         _legacy_lines(rules)
     click.echo("\n".join(_bet_lines(odds)))
     for label, moments in zip(("ante 1", "ante 1 + tie bet 1"), rounds, strict=False):
+        pair = ""
+        if hands > 1:
+            pair = (
+                f" (per hand {float(moments.hand_variance):.6f}, covariance of two hands "
+                f"{float(moments.covariance):.6f})"
+            )
         click.echo(
             f"  round of {hands} hand(s), {label} each, best decision: mean net "
-            f"{float(moments.mean):+.6f}, variance {float(moments.variance):.6f} "
-            f"(per hand {float(moments.hand_variance):.6f}, covariance of two hands "
-            f"{float(moments.covariance):.6f})"
+            f"{float(moments.mean):+.6f}, variance {float(moments.variance):.6f}{pair}"
         )
 
 
@@ -172,7 +176,7 @@ def _bet_lines(odds: TableOdds) -> list[str]:
     ]
     for bet in odds.bets.values():
         lines.append(
-            f"  {bet.description:<62} RTP {_percent(bet.rtp):>9}  edge "
+            f"  {bet.description:<42} RTP {_percent(bet.rtp):>9}  edge "
             f"{_percent(bet.house_edge):>9} | RTP {_percent(bet.rtp_per_total):>9}  edge "
             f"{_percent(bet.house_edge_per_total):>9}  sd {float(bet.std_dev):.4f}"
         )

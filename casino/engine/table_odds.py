@@ -186,14 +186,14 @@ class TableOdds:
             )
         at_war = self.distribution("war")
         _, mean, square = _moments(at_war, self.tie_net, _always)
-        words = "tie bet, the hand at war on a tie" if rules.tie_ladder else "tie bet"
+        words = "ladder tie bet, the hand at war on a tie" if rules.tie_ladder else "tie bet"
         out["tie_bet"] = BetFigures("tie_bet", words, 1 + mean, Fraction(1), square - mean**2)
         if rules.tie_ladder is not None:
             alone = self.distribution("war", tie_only=True)
             _, mean, square = _moments(alone, self.tie_net, _always)
             out["tie_bet_alone"] = BetFigures(
                 "tie_bet_alone",
-                "ladder tie bet whose hand stops at the first tie (surrender, tie-only)",
+                "ladder tie bet stopping at the first tie",
                 1 + mean,
                 Fraction(1),
                 square - mean**2,
@@ -202,7 +202,7 @@ class TableOdds:
             _, mean, square = _moments(at_war, self.war_tie_net, _went_to_war)
             out["war_tie_bet"] = BetFigures(
                 "war_tie_bet",
-                "war tie bet, per unit placed with a war",
+                "war tie bet, per unit placed",
                 1 + mean,
                 Fraction(1),
                 square - mean**2,
