@@ -737,13 +737,14 @@ def _deal_report(args: argparse.Namespace) -> tuple[dict[str, Any], bool]:
 
 
 def table_roles(hands: int) -> list[str]:
-    """The cards of a round of ``hands`` hands at a table of several hands, and of its first
-    war when every hand goes to war (a hand that does not takes no war card)."""
+    """The cards of a round of ``hands`` hands at a table of several hands, then the cards of
+    its first war: the burns, then as many cards as there may be hands at war plus one (they
+    go to the hands at war in hand order, the next one to the dealer)."""
     if not 1 <= hands <= MAX_HANDS:
         raise InputError(f"--hands must be 1 to {MAX_HANDS}")
-    seats = [f"hand {i + 1}" for i in range(hands)]
+    seats = [f"hand {i}" for i in range(hands)]  # numbered from 0, as rounds record them
     burns = [f"burn {k + 1}" for k in range(BURNS)]
-    return ["dealer", *seats, *burns, *(f"war {seat}" for seat in seats), "war dealer"]
+    return ["dealer", *seats, *burns, *(f"war card {k + 1}" for k in range(hands + 1))]
 
 
 def table_outcome(cards: Sequence[str], hands: int) -> str:
@@ -752,8 +753,10 @@ def table_outcome(cards: Sequence[str], hands: int) -> str:
     for i in range(hands):
         player = rank_value(cards[1 + i])
         verdict = "wins" if player > dealer else "loses" if player < dealer else "ties"
-        words.append(f"hand {i + 1} {verdict}")
-    return ", ".join(words) + " (a tied hand decides; the war cards follow in order)"
+        words.append(f"hand {i} {verdict}")
+    return ", ".join(words) + (
+        "; at war, the war cards go to the hands at war in hand order, the next to the dealer"
+    )
 
 
 def _print_deal(report: dict[str, Any]) -> None:

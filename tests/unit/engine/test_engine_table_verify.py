@@ -309,7 +309,9 @@ def test_the_deal_of_a_table_of_several_hands_without_a_round() -> None:
     report = json.loads(outcome.output)
     shoe = RoundShoe(vector_seed(vector), vector["client_seed"], vector["nonce"], 6)
     assert report["cards"] == [shoe.card(i).code for i in range(len(report["cards"]))]
-    assert list(report["dealt"])[:4] == ["dealer", "hand 1", "hand 2", "hand 3"]
-    assert list(report["dealt"])[-1] == "war dealer" and len(report["cards"]) == 4 + 3 + 3 + 1
-    assert "hand 1 ties" in report["outcome"]
+    assert list(report["dealt"])[:4] == ["dealer", "hand 0", "hand 1", "hand 2"]
+    assert list(report["dealt"])[-1] == "war card 4" and len(report["cards"]) == 4 + 3 + 3 + 1
+    # Hand 1 won and hand 2 surrendered: hand 0's war card is the first, the dealer's the next.
+    assert report["cards"][7:9] == vector["cards"][7:9]
+    assert "hand 0 ties" in report["outcome"] and "hand 1 wins" in report["outcome"]
     assert CliRunner().invoke(casino_cli, [*args[:-2], "--hands=6"]).exit_code == 2
