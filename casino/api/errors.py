@@ -91,16 +91,6 @@ _RAISED_CODES = (
     "tie_bet_out_of_range",
     "tie_bet_not_multiple_of_increment",
     "tie_bet_not_offered",
-    # engine: several hands, the war tie bet, tie-only bets, the decision clock (issue 21)
-    "hands_out_of_range",
-    "tie_bet_required",
-    "war_tie_bet_not_offered",
-    "war_tie_bet_out_of_range",
-    "war_tie_bet_not_multiple_of_increment",
-    "hand_not_found",
-    "hand_not_awaiting_decision",
-    "war_tie_bet_needs_war",
-    "decision_clock_off",
     # engine: rounds, seeds, games
     "engine_error",
     "illegal_action",

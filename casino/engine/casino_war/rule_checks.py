@@ -3,7 +3,10 @@
 Every refusal names the rule at fault (``InvalidRules.rule``). The original rules keep their
 original codes; the rules added with several hands and repeated wars are refused with the
 generic ``invalid_rules`` (or ``rules_not_integer`` / ``rules_not_boolean`` for a value of
-the wrong type), the rule name saying which.
+the wrong type), the rule name saying which. The bets only these rules allow (several hands,
+tie-only bets, the war tie bet) are refused with the generic ``invalid_bet`` and a detail
+saying why: a code of their own comes with the API that takes them (and the game client's
+words for it).
 """
 
 from __future__ import annotations
@@ -284,7 +287,7 @@ def check_bet(rules: Rules, ante: int, tie_bet: int) -> None:
         if tie_bet <= 0:
             raise InvalidBet(
                 "a hand without an ante is a tie bet alone: it needs a tie bet",
-                code="tie_bet_required",
+                code="invalid_bet",
             )
     elif not rules.min_ante <= ante <= rules.max_ante:
         raise InvalidBet(
@@ -311,7 +314,7 @@ def check_bet(rules: Rules, ante: int, tie_bet: int) -> None:
 def refuse_hand_count(rules: Rules, count: int) -> NoReturn:
     raise InvalidBet(
         f"a round at this table plays 1 to {rules.max_hands} hand(s), not {count}",
-        code="hands_out_of_range",
+        code="invalid_bet",
     )
 
 
@@ -319,14 +322,14 @@ def check_war_tie_bet(rules: Rules, amount: int) -> None:
     if type(amount) is not int:
         raise InvalidBet("bets must be whole numbers of minor units", code="bet_not_integer")
     if amount and rules.max_war_tie_bet <= 0:
-        raise InvalidBet("this table has no war tie bet", code="war_tie_bet_not_offered")
+        raise InvalidBet("this table has no war tie bet", code="invalid_bet")
     if not 0 <= amount <= rules.max_war_tie_bet:
         raise InvalidBet(
             f"war tie bet must be between 0 and {rules.max_war_tie_bet}, not {amount}",
-            code="war_tie_bet_out_of_range",
+            code="invalid_bet",
         )
     if amount % rules.bet_increment:
         raise InvalidBet(
             f"war tie bet must be a multiple of {rules.bet_increment}, not {amount}",
-            code="war_tie_bet_not_multiple_of_increment",
+            code="invalid_bet",
         )

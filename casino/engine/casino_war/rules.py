@@ -132,24 +132,25 @@ class TableRules:
 
         Codes, checked in this order: ``bet_not_integer`` (either amount not an int),
         ``ante_out_of_range`` (outside [min_ante, max_ante]; an ante of 0 is a tie-only bet,
-        taken only where ``tie_only``), ``tie_bet_required`` (a tie-only bet without a tie
-        bet), ``ante_not_multiple_of_increment``, ``tie_bet_out_of_range`` (outside
+        taken only where ``tie_only``), ``invalid_bet`` (a tie-only bet without a tie bet),
+        ``ante_not_multiple_of_increment``, ``tie_bet_out_of_range`` (outside
         [0, max_tie_bet]; so any tie bet at a table without one),
         ``tie_bet_not_multiple_of_increment``. A tie bet of 0 means no tie bet.
         """
         rule_checks.check_bet(self, ante, tie_bet)
 
     def validate_hands(self, bets: Sequence[HandBet]) -> None:
-        """Refuse a round's bets: ``hands_out_of_range`` (not 1 to ``max_hands`` hands), then
-        each hand as ``validate_bet``."""
+        """Refuse a round's bets: ``invalid_bet`` for a count of hands other than 1 to
+        ``max_hands``, then each hand as ``validate_bet``."""
         if not 1 <= len(bets) <= self.max_hands:
             rule_checks.refuse_hand_count(self, len(bets))
         for bet in bets:
             rule_checks.check_bet(self, bet.ante, bet.tie_bet)
 
     def validate_war_tie_bet(self, amount: int) -> None:
-        """Refuse a war tie bet: ``bet_not_integer``, ``war_tie_bet_not_offered``,
-        ``war_tie_bet_out_of_range``, ``war_tie_bet_not_multiple_of_increment``; 0 is none."""
+        """Refuse a war tie bet: ``bet_not_integer``, else ``invalid_bet`` (not offered, out of
+        [0, max_war_tie_bet], not a multiple of the increment: the detail says which); 0 is
+        none."""
         rule_checks.check_war_tie_bet(self, amount)
 
     # --- dict form -------------------------------------------------------------------------

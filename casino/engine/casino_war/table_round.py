@@ -171,10 +171,11 @@ class TableRound:
         war_tie_bet: int = 0,
     ) -> HandDecision:
         """The decision as it would be recorded, or the reason it cannot be made:
-        ``IllegalAction`` (``round_not_awaiting_decision``, ``hand_not_found``,
-        ``hand_not_awaiting_decision``, ``unknown_decision``, ``surrender_not_allowed``,
-        ``war_tie_bet_needs_war``, ``decision_clock_off``) or ``InvalidBet`` (the war tie
-        bet's codes, ``TableRules.validate_war_tie_bet``)."""
+        ``IllegalAction`` with ``round_not_awaiting_decision`` (no hand, or not this hand,
+        waits for a decision), ``unknown_decision``, ``surrender_not_allowed``, or
+        ``illegal_action`` (no such hand, a war tie bet with a surrender, a timeout without
+        the table's clock: the detail says which); or ``InvalidBet`` for the war tie bet
+        (``TableRules.validate_war_tie_bet``)."""
         if self.status is not RoundStatus.AWAITING_DECISION:
             raise IllegalAction(
                 "the round is not waiting for a decision: only a hand whose first card ties "
@@ -185,7 +186,7 @@ class TableRound:
         target = self._hand(hand)
         if target.status is not _AWAITING:
             raise IllegalAction(
-                f"hand {hand} is not waiting for a decision", code="hand_not_awaiting_decision"
+                f"hand {hand} is not waiting for a decision", code="round_not_awaiting_decision"
             )
         rules = self.rules
         if choice.action is Decision.SURRENDER:
@@ -196,7 +197,7 @@ class TableRound:
             if choice.war_tie_bet:
                 raise IllegalAction(
                     "a war tie bet is placed with the decision to go to war",
-                    code="war_tie_bet_needs_war",
+                    code="illegal_action",
                 )
         else:
             rules.validate_war_tie_bet(choice.war_tie_bet)
@@ -206,7 +207,7 @@ class TableRound:
             raise IllegalAction(
                 f"only the table's decision clock decides by timeout, and only "
                 f"{rules.timeout_action.value}",
-                code="decision_clock_off",
+                code="illegal_action",
             )
         return choice
 
@@ -243,7 +244,7 @@ class TableRound:
         """Every decision checked (``verify_decide``); a ``HandDecision`` value carries its
         own ``decided_by`` and war tie bet."""
         if not decisions:
-            raise IllegalAction("decide at least one hand", code="hand_not_found")
+            raise IllegalAction("decide at least one hand", code="illegal_action")
         checked: dict[int, HandDecision] = {}
         for hand in sorted(decisions, key=lambda h: (type(h) is not int, h)):
             value = decisions[hand]
@@ -272,7 +273,7 @@ class TableRound:
     def verify_time_out(self) -> dict[int, HandDecision]:
         rules = self.rules
         if rules.decision_seconds is None:
-            raise IllegalAction("this table has no decision clock", code="decision_clock_off")
+            raise IllegalAction("this table has no decision clock", code="illegal_action")
         waiting = self.awaiting
         if not waiting:
             raise IllegalAction(
@@ -297,7 +298,7 @@ class TableRound:
         if type(index) is not int or not 0 <= index < len(self.hands):
             raise IllegalAction(
                 f"the round has hands 0 to {len(self.hands) - 1}, not {index!r}",
-                code="hand_not_found",
+                code="illegal_action",
             )
         return self.hands[index]
 

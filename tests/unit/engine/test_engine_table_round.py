@@ -160,7 +160,8 @@ def test_a_tie_only_hand_is_paid_on_the_tie_and_never_decides() -> None:
     assert hand.payouts.tie_bet == 1_100 and hand.outcomes["ante"] == "none"
     with pytest.raises(IllegalAction) as caught:
         game.decide(0, "war")
-    assert caught.value.code == "hand_not_awaiting_decision"
+    assert caught.value.code == "round_not_awaiting_decision"
+    assert "hand 0 is not waiting" in caught.value.detail
     alone = TableRound.start(
         TableRules(tie_only=True), RoundShoe.from_codes("3C 3D"), [HandBet(0, 100)]
     )
@@ -186,14 +187,14 @@ def test_a_timeout_needs_the_clock_and_only_surrenders() -> None:
     assert not no_clock.can_time_out()
     with pytest.raises(IllegalAction) as caught:
         no_clock.time_out()
-    assert caught.value.code == "decision_clock_off"
+    assert caught.value.code == "illegal_action" and "clock" in caught.value.detail
     with pytest.raises(IllegalAction) as caught:
         no_clock.decide(0, "surrender", decided_by="timeout")
-    assert caught.value.code == "decision_clock_off"
+    assert caught.value.code == "illegal_action" and "clock" in caught.value.detail
     clocked = play(TableRules(decision_seconds=20), "4C 4D", (100, 0))
     with pytest.raises(IllegalAction) as caught:
         clocked.decide(0, "war", decided_by=DecidedBy.TIMEOUT)
-    assert caught.value.code == "decision_clock_off"
+    assert caught.value.code == "illegal_action" and "clock" in caught.value.detail
     clocked.decide(0, "surrender", decided_by="timeout")
     assert clocked.snapshot().hands[0].decision == HandDecision(
         Decision.SURRENDER, DecidedBy.TIMEOUT
@@ -201,27 +202,29 @@ def test_a_timeout_needs_the_clock_and_only_surrenders() -> None:
 
 
 @pytest.mark.parametrize(
-    ("decisions", "error", "code"),
+    ("decisions", "error", "code", "says"),
     [
-        ({0: "war", 2: "war"}, IllegalAction, "hand_not_awaiting_decision"),
-        ({0: "war", 5: "war"}, IllegalAction, "hand_not_found"),
-        ({0: "war", "1": "war"}, IllegalAction, "hand_not_found"),
-        ({0: "war", 1: "split"}, IllegalAction, "unknown_decision"),
+        ({0: "war", 2: "war"}, IllegalAction, "round_not_awaiting_decision", "hand 2"),
+        ({0: "war", 5: "war"}, IllegalAction, "illegal_action", "hands 0 to 2"),
+        ({0: "war", "1": "war"}, IllegalAction, "illegal_action", "hands 0 to 2"),
+        ({0: "war", 1: "split"}, IllegalAction, "unknown_decision", "split"),
         (
             {0: "war", 1: HandDecision(Decision.SURRENDER, war_tie_bet=100)},
             IllegalAction,
-            "war_tie_bet_needs_war",
+            "illegal_action",
+            "war tie bet",
         ),
         (
             {0: "war", 1: HandDecision(Decision.WAR, war_tie_bet=150)},
             InvalidBet,
-            "war_tie_bet_not_multiple_of_increment",
+            "invalid_bet",
+            "multiple of 100",
         ),
-        ({}, IllegalAction, "hand_not_found"),
+        ({}, IllegalAction, "illegal_action", "at least one"),
     ],
 )
 def test_several_decisions_are_all_taken_or_none(
-    decisions: dict[Any, Any], error: type[Exception], code: str
+    decisions: dict[Any, Any], error: type[Exception], code: str, says: str
 ) -> None:
     rules = TableRules(max_hands=3, max_war_tie_bet=1_000)
     game = play(rules, "4C 4D 4H 9S", (100, 0), (100, 0), (100, 0))
@@ -229,6 +232,7 @@ def test_several_decisions_are_all_taken_or_none(
     with pytest.raises(error) as caught:
         game.decide_many(decisions)
     assert caught.value.code == code  # type: ignore[attr-defined]
+    assert says in caught.value.detail  # type: ignore[attr-defined]
     assert game.to_dict() == before and game.awaiting == (0, 1)
 
 
@@ -247,7 +251,10 @@ def test_what_a_round_refuses_and_what_it_offers() -> None:
     assert caught.value.code == "surrender_not_allowed"
     with pytest.raises(InvalidBet) as no_bet:
         game.decide(0, "war", war_tie_bet=100)
-    assert no_bet.value.code == "war_tie_bet_not_offered"
+    assert (no_bet.value.code, no_bet.value.detail) == (
+        "invalid_bet",
+        "this table has no war tie bet",
+    )
     with pytest.raises(IllegalAction) as unsettled:
         _ = game.result
     assert unsettled.value.code == "round_not_settled"
@@ -257,7 +264,7 @@ def test_what_a_round_refuses_and_what_it_offers() -> None:
     assert caught.value.code == "round_not_awaiting_decision"
     with pytest.raises(InvalidBet) as too_many:
         play(TableRules(max_hands=2), "4C 4D 9H 2C", (100, 0), (100, 0), (100, 0))
-    assert too_many.value.code == "hands_out_of_range"
+    assert too_many.value.code == "invalid_bet" and "1 to 2 hand(s)" in too_many.value.detail
 
 
 @pytest.mark.parametrize(

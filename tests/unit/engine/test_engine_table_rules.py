@@ -160,7 +160,7 @@ def test_the_clock_is_a_duration_and_only_surrenders() -> None:
 @pytest.mark.parametrize(
     ("ante", "tie_bet", "code"),
     [
-        (0, 0, "tie_bet_required"),
+        (0, 0, "invalid_bet"),  # a tie bet alone needs a tie bet
         (0, 50, "tie_bet_not_multiple_of_increment"),
         (0, 200_000, "tie_bet_out_of_range"),
         (50, 100, "ante_out_of_range"),
@@ -187,21 +187,21 @@ def test_hands_and_war_tie_bets_are_validated() -> None:
     for count in (0, 4):
         with pytest.raises(InvalidBet) as caught:
             rules.validate_hands([HandBet(100)] * count)
-        assert caught.value.code == "hands_out_of_range"
+        assert caught.value.code == "invalid_bet" and "hand(s)" in caught.value.detail
     with pytest.raises(InvalidBet) as caught:
         rules.validate_hands([HandBet(100), HandBet(100, 150)])
     assert caught.value.code == "tie_bet_not_multiple_of_increment"
     rules.validate_war_tie_bet(0)
     rules.validate_war_tie_bet(1_000)
-    for amount, code in [
-        (1_100, "war_tie_bet_out_of_range"),
-        (-100, "war_tie_bet_out_of_range"),
-        (150, "war_tie_bet_not_multiple_of_increment"),
-        (100.0, "bet_not_integer"),
+    for amount, code, says in [
+        (1_100, "invalid_bet", "between 0 and 1000"),
+        (-100, "invalid_bet", "between 0 and 1000"),
+        (150, "invalid_bet", "multiple of 100"),
+        (100.0, "bet_not_integer", "whole numbers"),
     ]:
         with pytest.raises(InvalidBet) as caught:
             rules.validate_war_tie_bet(amount)  # type: ignore[arg-type]
-        assert caught.value.code == code
+        assert caught.value.code == code and says in caught.value.detail
     with pytest.raises(InvalidBet) as caught:
         TableRules().validate_war_tie_bet(100)
-    assert caught.value.code == "war_tie_bet_not_offered"
+    assert caught.value.code == "invalid_bet" and "no war tie bet" in caught.value.detail
