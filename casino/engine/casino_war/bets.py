@@ -58,6 +58,15 @@ class HandBets:
             self.war_tie_bet + other.war_tie_bet,
         )
 
+    def __sub__(self, other: HandBets) -> HandBets:
+        """What changed between two readings (e.g. what a decision staked and settled)."""
+        return HandBets(
+            self.ante - other.ante,
+            self.tie_bet - other.tie_bet,
+            self.raise_ - other.raise_,
+            self.war_tie_bet - other.war_tie_bet,
+        )
+
     def to_dict(self) -> dict[str, int]:
         return {
             "ante": self.ante,

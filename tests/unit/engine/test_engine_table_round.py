@@ -15,6 +15,7 @@ from casino.engine.casino_war import (
     DecidedBy,
     Decision,
     HandBet,
+    HandBets,
     HandDecision,
     HandStatus,
     Outcome,
@@ -382,3 +383,14 @@ def test_the_classic_round_refuses_what_it_does_not_deal_and_plays_tie_only() ->
     assert tie_only.result.outcome is Outcome.TIE and tie_only.result.net == 1_000
     table = TableRound.deal(TableRules(tie_only=True), SEED, "c", nonce, [HandBet(0, 100)])
     assert table.result.to_dict() == tie_only.result.to_dict()
+
+
+def test_what_a_decision_stakes_and_settles_is_the_difference_of_two_readings() -> None:
+    rules = TableRules(max_hands=2, max_war_tie_bet=1_000)
+    game = play(rules, "7H 7C 7D  2C 3C 4C  QS 7S 5D", (100, 100), (200, 0))
+    staked, paid = game.bets, game.payouts
+    assert staked == HandBets(300, 100, 0, 0) and paid == HandBets(0, 1_100, 0, 0)
+    game.decide_many({0: HandDecision(Decision.WAR, war_tie_bet=100), 1: "war"})
+    assert game.bets - staked == HandBets(0, 0, 300, 100)  # the raises and the war tie bet
+    assert game.payouts - paid == HandBets(300, 0, 600, 0)  # both wars won
+    assert game.result.stake == 800 and game.result.net == (300 + 1_100 + 600) - 800
