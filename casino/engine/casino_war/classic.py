@@ -27,7 +27,7 @@ from casino.engine.cards import Card
 from casino.engine.casino_war._frozen import trusted
 from casino.engine.casino_war.bets import BetOutcome, Bets, bet_outcomes
 from casino.engine.casino_war.deal import CasinoWarDeal, deal_casino_war
-from casino.engine.casino_war.rule_values import Dealing
+from casino.engine.casino_war.rule_values import Dealing, WarTies
 from casino.engine.casino_war.rules import TableRules
 from casino.engine.casino_war.states import Decision, Outcome, RoundStatus
 from casino.engine.errors import IllegalAction, InvalidRules
@@ -164,7 +164,8 @@ class CasinoWarRound:
         Rules this class does not deal (several hands, repeated wars) are refused: play them
         as a ``TableRound``.
         """
-        if rules.dealing is not Dealing.CLASSIC or rules.repeats_wars:
+        # Plain fields, not properties: every round of the fast path asks.
+        if rules.max_hands != 1 or rules.war_ties is WarTies.REPEAT:
             raise InvalidRules(
                 "a table with several hands or repeated wars is played as a TableRound",
                 rule="max_hands" if rules.dealing is not Dealing.CLASSIC else "war_ties",

@@ -99,8 +99,15 @@ def _check_seeds(server_seed: bytes, client_seed: str, nonce: int) -> None:
 def deal_casino_war(server_seed: bytes, client_seed: str, nonce: int, decks: int) -> CasinoWarDeal:
     """Deal one round: the first seven cards of a fresh ``decks``-deck shoe shuffled by the
     provably fair algorithm, taken as player, dealer, burn 1-3, war player, war dealer."""
-    shoe = _shoe(decks)
-    _check_seeds(server_seed, client_seed, nonce)
+    # Every round of the fast path comes here: the checks are inlined, not called.
+    shoe = _SHOES.get(decks)
+    if shoe is None:
+        _shoe(decks)  # raises, naming the rule
+    if type(server_seed) is not bytes or len(server_seed) != SERVER_SEED_BYTES:
+        raise InvalidSeed(f"server seed must be {SERVER_SEED_BYTES} raw bytes")
+    validate_client_seed(client_seed)
+    validate_nonce(nonce)
+    assert shoe is not None
     p = shoe_positions(server_seed, client_seed, nonce, len(shoe), CARDS_PER_ROUND)
     return trusted(
         CasinoWarDeal,

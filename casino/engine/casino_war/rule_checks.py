@@ -278,8 +278,8 @@ def _check_clock(rules: Rules) -> None:
 # --- the bets ---------------------------------------------------------------------------------
 
 
-def check_bet(rules: Rules, ante: int, tie_bet: int) -> None:
-    """One hand's stakes; the codes and their order are ``TableRules.validate_bet``'s."""
+def check_bet(rules: Rules, ante: int, tie_bet: int = 0) -> None:
+    """One hand's stakes (``TableRules.validate_bet``; its comment lists the codes)."""
     if type(ante) is not int or type(tie_bet) is not int:
         raise InvalidBet("bets must be whole numbers of minor units", code="bet_not_integer")
     inc = rules.bet_increment

@@ -127,17 +127,15 @@ class TableRules:
 
     # --- bets ------------------------------------------------------------------------------
 
-    def validate_bet(self, ante: int, tie_bet: int = 0) -> None:
-        """Refuse stakes the table does not take, for one hand.
-
-        Codes, checked in this order: ``bet_not_integer`` (either amount not an int),
-        ``ante_out_of_range`` (outside [min_ante, max_ante]; an ante of 0 is a tie-only bet,
-        taken only where ``tie_only``), ``invalid_bet`` (a tie-only bet without a tie bet),
-        ``ante_not_multiple_of_increment``, ``tie_bet_out_of_range`` (outside
-        [0, max_tie_bet]; so any tie bet at a table without one),
-        ``tie_bet_not_multiple_of_increment``. A tie bet of 0 means no tie bet.
-        """
-        rule_checks.check_bet(self, ante, tie_bet)
+    #: Refuse stakes the table does not take, for one hand: ``validate_bet(ante, tie_bet=0)``.
+    #: Codes, checked in this order: ``bet_not_integer`` (either amount not an int),
+    #: ``ante_out_of_range`` (outside [min_ante, max_ante]; an ante of 0 is a tie-only bet,
+    #: taken only where ``tie_only``), ``invalid_bet`` (a tie-only bet without a tie bet),
+    #: ``ante_not_multiple_of_increment``, ``tie_bet_out_of_range`` (outside
+    #: [0, max_tie_bet]; so any tie bet at a table without one),
+    #: ``tie_bet_not_multiple_of_increment``. A tie bet of 0 means no tie bet. (The check
+    #: itself, not a method calling it: every bet of the fast path is checked.)
+    validate_bet = rule_checks.check_bet
 
     def validate_hands(self, bets: Sequence[HandBet]) -> None:
         """Refuse a round's bets: ``invalid_bet`` for a count of hands other than 1 to
