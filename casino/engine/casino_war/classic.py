@@ -32,6 +32,9 @@ from casino.engine.casino_war.rules import TableRules
 from casino.engine.casino_war.states import Decision, Outcome, RoundStatus
 from casino.engine.errors import IllegalAction, InvalidRules
 
+#: An enum member read from a module constant: a class attribute read costs more.
+_REPEAT = WarTies.REPEAT
+
 
 @dataclass(frozen=True)
 class WarCards:
@@ -165,7 +168,7 @@ class CasinoWarRound:
         as a ``TableRound``.
         """
         # Plain fields, not properties: every round of the fast path asks.
-        if rules.max_hands != 1 or rules.war_ties is WarTies.REPEAT:
+        if rules.max_hands != 1 or rules.war_ties is _REPEAT:
             raise InvalidRules(
                 "a table with several hands or repeated wars is played as a TableRound",
                 rule="max_hands" if rules.dealing is not Dealing.CLASSIC else "war_ties",

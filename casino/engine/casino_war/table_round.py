@@ -29,13 +29,17 @@ from casino.engine.casino_war.results import (
     TableRoundResult,
     WarDeal,
 )
-from casino.engine.casino_war.rule_values import BURNS_PER_WAR, Dealing
+from casino.engine.casino_war.rule_values import BURNS_PER_WAR
 from casino.engine.casino_war.rules import TableRules
 from casino.engine.casino_war.states import DecidedBy, Decision, HandStatus, RoundStatus
 from casino.engine.errors import IllegalAction
 
+# Enum members read from module constants: a class attribute read costs more.
 _AWAITING = HandStatus.AWAITING_DECISION
 _AT_WAR = HandStatus.AT_WAR
+_SETTLED = HandStatus.SETTLED
+_ROUND_AWAITING = RoundStatus.AWAITING_DECISION
+_ROUND_SETTLED = RoundStatus.SETTLED
 Choice = Decision | str | HandDecision
 
 
@@ -65,7 +69,7 @@ class TableRound:
         self.shoe = shoe
         self.wars = []
         count = len(bets)
-        if rules.dealing is Dealing.CLASSIC:
+        if rules.max_hands == 1:  # the classic procedure (TableRules.dealing)
             cards = [shoe.card(0)]
             dealer = shoe.card(1)
         else:
@@ -77,13 +81,12 @@ class TableRound:
             [Hand(i, rules, bets[i].ante, bets[i].tie_bet, cards[i], dealer) for i in range(count)]
         )
         self.hands = hands
-        settled = HandStatus.SETTLED
         for hand in hands:
-            if hand.status is not settled:
-                self.status = RoundStatus.AWAITING_DECISION
+            if hand.status is not _SETTLED:
+                self.status = _ROUND_AWAITING
                 break
         else:
-            self.status = RoundStatus.SETTLED
+            self.status = _ROUND_SETTLED
         return self
 
     @classmethod
@@ -150,7 +153,7 @@ class TableRound:
     @property
     def result(self) -> TableRoundResult:
         """The settled round; raises ``IllegalAction`` while a decision is pending."""
-        if self.status is not RoundStatus.SETTLED:
+        if self.status is not _ROUND_SETTLED:
             raise IllegalAction(
                 "the round is not settled: it waits for surrender or war",
                 code="round_not_settled",
