@@ -1,9 +1,14 @@
 """Per-address request counters: failed authentications everywhere, free play's own limits.
 
-Failed authentications: each refused token counts against the client address; past
-``AUTH_FAILURE_LIMIT`` the refusals are 429 instead of 401. A valid token is never refused
-for what others did from the same address. The address is the peer's, or the one a trusted
-proxy put in X-Forwarded-For when ``CASINO_PROXY_FIX_X_FOR`` says how many proxies there are.
+Failed authentications: each refused token (or launch code) counts against the client
+address; past ``AUTH_FAILURE_LIMIT`` the address is refused with 429 before its token costs
+a database lookup (``refuse_blocked_client``, called by authentication). A configured
+operator token is checked without the database and always served; a stored token this
+worker process has seen authenticate in the last ``KNOWN_GOOD_SECONDS`` still goes through
+(a player already playing behind the same address is not locked out by a guesser); any
+other token from a blocked address waits until the window ends. The address is the peer's,
+or the one a trusted proxy put in X-Forwarded-For when ``CASINO_PROXY_FIX_X_FOR`` says how
+many proxies there are.
 
 Built on ``limits`` (fixed windows, counters in ``RATELIMIT_STORAGE_URI``: ``memory://`` per
 process by default, ``redis://...`` to share them across workers and instances; production
@@ -17,9 +22,12 @@ A counter store that is down must not take the API down: counting falls back to 
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import math
+import threading
 import time
+from collections import OrderedDict
 from functools import lru_cache
 
 from flask import Flask, Response, current_app, request
@@ -98,6 +106,62 @@ def client_address() -> str:
 def current_throttle() -> Throttle | None:
     throttle = current_app.extensions.get(EXTENSION_KEY)
     return throttle if isinstance(throttle, Throttle) and throttle.enabled else None
+
+
+#: How long a token seen valid by this process passes a blocked address's check.
+KNOWN_GOOD_SECONDS = 3600.0
+#: Tokens remembered per process (the oldest are forgotten first).
+KNOWN_GOOD_MAX = 10_000
+
+
+class _KnownGood:
+    """Digests of tokens that authenticated in this process recently (never the tokens)."""
+
+    def __init__(self) -> None:
+        self._seen: OrderedDict[bytes, float] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def _digest(token: str) -> bytes:
+        return hashlib.sha256(token.encode("utf-8")).digest()
+
+    def add(self, token: str) -> None:
+        digest, now = self._digest(token), time.monotonic()
+        with self._lock:
+            self._seen[digest] = now
+            self._seen.move_to_end(digest)
+            while len(self._seen) > KNOWN_GOOD_MAX:
+                self._seen.popitem(last=False)
+
+    def __contains__(self, token: str) -> bool:
+        seen = self._seen.get(self._digest(token))
+        return seen is not None and time.monotonic() - seen < KNOWN_GOOD_SECONDS
+
+
+_known_good = _KnownGood()
+
+
+def remember_valid(token: str) -> None:
+    """``token`` authenticated: a later block of its address does not refuse it here."""
+    if current_throttle() is not None:
+        _known_good.add(token)
+
+
+def refuse_blocked_client(token: str | None) -> None:
+    """429 ``rate_limited`` when the client's address is over its failed authentication
+    limit, before any database work; ``token`` (if recently valid here) is let through."""
+    throttle = current_throttle()
+    if throttle is None:
+        return
+    address = client_address()
+    for item in parse(current_app.config["AUTH_FAILURE_LIMIT"]):
+        if not throttle.allows(item, AUTH_SCOPE, address):
+            if token is not None and token in _known_good:
+                return
+            raise rate_limited(
+                "Too many failed authentication attempts; retry later.",
+                throttle.retry_after(item, AUTH_SCOPE, address),
+            )
 
 
 def _count_failed_authentication(response: Response) -> Response:

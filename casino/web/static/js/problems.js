@@ -46,6 +46,8 @@ const SENTENCES = {
     "Open the game again from the casino.",
   invalid_token: "This game session is not valid. Open the game again from the casino.",
   forbidden: "This game session may not do that.",
+  session_table_mismatch:
+    "This game was opened for another table. Go back to the casino to play at this one.",
   player_not_found: "Your player account cannot be found.",
   // player protection and accounts
   account_suspended:

@@ -6,8 +6,8 @@ import { $, h, replace, show, timeText } from "./dom.js";
 import { available as cryptoAvailable, verifyRound } from "./fairness.js";
 import { money, signedMoney } from "./money.js";
 import { describeError } from "./problems.js";
+import { forgetSession, sessionToken } from "./session.js";
 
-const TOKEN_KEY = "casino.session-token";
 const RANK_ORDER = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"];
 const CHIP_MULTIPLES = [1, 5, 25, 100, 500];
 const HISTORY_PAGE = 15;
@@ -38,18 +38,6 @@ const el = {};
 
 // ---------------------------------------------------------------- start
 
-function readToken() {
-  const fragment = new URLSearchParams(location.hash.slice(1));
-  const token = fragment.get("token");
-  if (token) {
-    sessionStorage.setItem(TOKEN_KEY, token);
-    // Out of the address bar (and of bookmarks and shared links); kept for reloads.
-    history.replaceState(null, "", location.pathname + location.search);
-    return token;
-  }
-  return sessionStorage.getItem(TOKEN_KEY);
-}
-
 async function start() {
   for (const id of [
     "balance", "table-name", "session-info", "limits", "dealer-cards", "player-cards",
@@ -65,7 +53,13 @@ async function start() {
   }
   wireControls();
   renderCards(null);
-  const token = readToken();
+  let token;
+  try {
+    token = await sessionToken({ onWait: showWaiting });
+  } catch (error) {
+    fatal(words(error));
+    return;
+  }
   if (!token) {
     fatal(
       "This table opens from your casino: ask it for a game link. " +
@@ -78,6 +72,7 @@ async function start() {
   try {
     await load();
   } catch (error) {
+    if (error instanceof ApiError && error.status === 401) forgetSession();
     fatal(words(error));
     return;
   } finally {
@@ -359,6 +354,7 @@ async function recover(error, again, keyed) {
   if (error instanceof ApiError) {
     const code = error.code;
     if (code === "session_expired" || error.status === 401) {
+      forgetSession();
       fatal(words(error));
       return;
     }
@@ -697,7 +693,8 @@ async function saveClientSeed() {
 
 async function rotateSeed() {
   await act(async () => {
-    const rotation = await state.client.post(`/api/v1/players/${state.playerId}/seeds/rotate`);
+    // Keyed: a retry after a lost answer replays the rotation, never rotates twice.
+    const rotation = await state.client.money(`/api/v1/players/${state.playerId}/seeds/rotate`);
     renderSeeds(rotation.current);
     const r = rotation.revealed;
     const span = r.last_nonce === null ? "no rounds" : `nonces ${r.first_nonce} to ${r.last_nonce}`;
@@ -719,7 +716,7 @@ async function rotateSeed() {
     }
     updateVerifyTarget();
     announce("Server seed revealed and replaced. You can now verify the rounds it dealt.");
-  }, rotateSeed);
+  }, rotateSeed, { money: true });
 }
 
 async function verifySelected() {
