@@ -101,12 +101,21 @@ raised or removed. A round or deposit that would exceed one is 409 `limit_exceed
 suspended or closed account starts no round and takes no deposit (403 `self_excluded`,
 `cooling_off`, `account_suspended`, `account_closed`); a session past its limit is 403
 `session_time_limit`. Withdrawals, recall, statements and finishing a round awaiting a
-decision stay allowed. A reality check that is due is in `reality_check` of every bet,
-decision and (the player's) recall answer until acknowledged. A game session's token may
-lower limits but not raise or remove one (403 `forbidden`).
+decision by surrendering stay allowed; going to war, a new wager, is refused like a round
+(except at a table without surrender). A reality check that is due is in `reality_check` of
+every bet, decision and (the player's) recall answer until acknowledged. A game session's
+token may lower limits but not raise or remove one (403 `forbidden`), and bets only at the
+table it was launched for (403 `session_table_mismatch`).
 
-**Rate limits.** Too many failed authentications from one address, and free play beyond its
-per-address limits, answer 429 `rate_limited` with `Retry-After` (seconds). 503
+**Game sessions.** An operator launches the game client for a player
+(`createGameSession`): its `launch_url` carries a one-time launch code (valid 120 s), never a
+token; the client exchanges it once (`exchangeLaunchCode`, no token needed) for the
+session's token. Sessions are listed and revoked per player, one by one, or by their holder
+(`DELETE /sessions/current`).
+
+**Rate limits.** Too many failed authentications (or launch codes) from one address, and free
+play beyond its per-address limits, answer 429 `rate_limited` with `Retry-After` (seconds);
+an address over its failed authentication limit is refused before its token is looked up. 503
 `service_unavailable` (database unavailable) also carries `Retry-After`.
 """
 
@@ -338,10 +347,11 @@ def register_security(api: Api) -> None:
             "type": "http",
             "scheme": "bearer",
             "description": (
-                "Operator tokens (CASINO_OPERATOR_TOKENS or `casino create-operator-token`) "
+                "Operator tokens (CASINO_OPERATOR_TOKENS or `casino create-operator-token`; "
+                "each of a scope, admin, support or auditor: see x-scopes) "
                 "or the player token returned once by POST /players, "
-                "or a game session's token (POST /players/{id}/sessions: the player's own "
-                "routes only, until it expires)."
+                "or a game session's token (POST /sessions/exchange with a launch code: the "
+                "player's own routes only, until it expires or is revoked)."
             ),
         },
     )

@@ -206,7 +206,7 @@ def create_operator_token(url: str | None, name: str, expires_in: str | None, sc
 @click.command("list-operator-tokens")
 @_db_option
 def list_operator_tokens(url: str | None) -> None:
-    """List the operator tokens stored in the database: id, name, scope, created, expiry
+    """List the operator tokens stored in the database: id, name, created, expiry, scope
     (never the tokens themselves)."""
     from casino.service.auth import list_operator_tokens as listed
 
@@ -215,7 +215,7 @@ def list_operator_tokens(url: str | None) -> None:
     for token in tokens:
         expires = token.expires_at.isoformat() if token.expires_at else "never"
         created = token.created_at.isoformat()
-        click.echo(f"{token.id}\t{token.name}\t{token.scope}\t{created}\texpires {expires}")
+        click.echo(f"{token.id}\t{token.name}\t{created}\texpires {expires}\t{token.scope}")
 
 
 @click.command("revoke-operator-token")

@@ -58,13 +58,13 @@ class GameSessionView:
 class Launch:
     """A new session, its one-time code (shown once) and when the code stops working."""
 
-    session: GameSessionView
+    view: GameSessionView
     code: str
     code_expires_at: datetime
 
     @property
     def launch_url(self) -> str:
-        return launch_url(self.code, self.session.table_id, self.session.language)
+        return launch_url(self.code, self.view.table_id, self.view.language)
 
 
 def launch_url(code: str, table_id: str | None, language: str | None = None) -> str:

@@ -72,7 +72,7 @@ def test_operator_tokens_have_a_scope(svc: Svc, db_url: str) -> None:
         assert authenticate(uow, auditor, []).scope == "auditor"
         assert authenticate(uow, admin, []).scope == "admin"
     listed = invoke("list-operator-tokens", "--database-url", db_url).output
-    rows = {line.split("\t")[1]: line.split("\t")[2] for line in listed.splitlines()}
+    rows = {line.split("\t")[1]: line.split("\t")[-1] for line in listed.splitlines()}
     assert rows["books"] == "auditor" and rows["everything"] == "admin"
     wrong = CliRunner().invoke(cli, [*create, "x", "--scope", "root"])
     assert wrong.exit_code == 2 and "root" in wrong.output

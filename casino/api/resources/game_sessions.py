@@ -72,7 +72,7 @@ class PlayerSessions(MethodView):
                 language=data.get("language"),
             )
         )
-        view = launch.session
+        view = launch.view
         return {
             "id": view.id,
             "player_id": view.player_id,
