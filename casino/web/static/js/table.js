@@ -54,11 +54,14 @@ async function start() {
   wireControls();
   renderCards(null);
   let token;
+  setBusy(true); // nothing to click while the launch code is exchanged
   try {
     token = await sessionToken({ onWait: showWaiting });
   } catch (error) {
     fatal(words(error));
     return;
+  } finally {
+    setBusy(false);
   }
   if (!token) {
     fatal(
