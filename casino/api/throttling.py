@@ -2,13 +2,15 @@
 
 Failed authentications: each refused token (or launch code) counts against the client
 address; past ``AUTH_FAILURE_LIMIT`` the address is refused with 429 before its token costs
-a database lookup (``refuse_blocked_client``, called by authentication). A configured
-operator token is checked without the database and always served; a stored token this
-worker process has seen authenticate in the last ``KNOWN_GOOD_SECONDS`` still goes through
-(a player already playing behind the same address is not locked out by a guesser); any
-other token from a blocked address waits until the window ends. The address is the peer's,
-or the one a trusted proxy put in X-Forwarded-For when ``CASINO_PROXY_FIX_X_FOR`` says how
-many proxies there are.
+a database lookup (``refuse_blocked_client``, called by authentication: the one counter read
+per request). A configured operator token is checked without the database and always
+served. A stored token that authenticated recently still goes through a blocked address, so
+a player already playing behind the guesser's address (a shared NAT, a proxy) is not locked
+out: the worker that served it remembers it for ``KNOWN_GOOD_SECONDS``, and once the
+address has failures in its window every worker does (its digest is noted in the counter
+store, a write paid only by addresses with failures). Any other token from a blocked
+address waits until the window ends. The address is the peer's, or the one a trusted proxy
+put in X-Forwarded-For when ``CASINO_PROXY_FIX_X_FOR`` says how many proxies there are.
 
 Built on ``limits`` (fixed windows, counters in ``RATELIMIT_STORAGE_URI``: ``memory://`` per
 process by default, ``redis://...`` to share them across workers and instances; production
@@ -30,8 +32,8 @@ import time
 from collections import OrderedDict
 from functools import lru_cache
 
-from flask import Flask, Response, current_app, request
-from limits import RateLimitItem, parse_many
+from flask import Flask, Response, current_app, g, request
+from limits import RateLimitItem, RateLimitItemPerHour, parse_many
 from limits.storage import MemoryStorage, storage_from_string
 from limits.strategies import FixedWindowRateLimiter
 
@@ -81,6 +83,17 @@ class Throttle:
     def allows(self, item: RateLimitItem, scope: str, key: str) -> bool:
         """Whether one more would stay within the limit, counting nothing."""
         return bool(self._call("test", item, scope, key))
+
+    def remaining(self, item: RateLimitItem, scope: str, key: str) -> int:
+        """How many more ``key`` may have in the current window (0: over the limit): one
+        read of the store (the window's statistics would cost a second, for its expiry)."""
+        counter = item.key_for(scope, key)
+        try:
+            used = self._primary.storage.get(counter)
+        except Exception:  # the store is unreachable: count in this process meanwhile
+            log.warning("rate limit store unavailable; counting in memory")
+            used = self._fallback.storage.get(counter)
+        return max(0, item.amount - int(used))
 
     def retry_after(self, item: RateLimitItem, scope: str, key: str) -> int:
         stats = self._call("get_window_stats", item, scope, key)
@@ -141,22 +154,50 @@ class _KnownGood:
 _known_good = _KnownGood()
 
 
+#: Tokens seen valid from an address with failures, shared by the workers (counter store).
+KNOWN_SCOPE = "auth-known"
+_KNOWN = RateLimitItemPerHour(1_000_000_000)
+#: Set on ``g`` when the caller's address has failures in its window.
+_SUSPECT = "_casino_address_has_failures"
+
+
+def _known_key(address: str, token: str) -> str:
+    return f"{address}/{hashlib.sha256(token.encode('utf-8')).hexdigest()[:32]}"
+
+
 def remember_valid(token: str) -> None:
-    """``token`` authenticated: a later block of its address does not refuse it here."""
-    if current_throttle() is not None:
-        _known_good.add(token)
+    """``token`` authenticated: a block of its address does not refuse it later (in this
+    process; in every worker when its address has failures already)."""
+    throttle = current_throttle()
+    if throttle is None:
+        return
+    _known_good.add(token)
+    if g.get(_SUSPECT):
+        throttle.hit(_KNOWN, KNOWN_SCOPE, _known_key(client_address(), token))
+
+
+def _known(throttle: Throttle, address: str, token: str | None) -> bool:
+    if token is None:
+        return False
+    if token in _known_good:
+        return True
+    key = _known_key(address, token)
+    return throttle.remaining(_KNOWN, KNOWN_SCOPE, key) < _KNOWN.amount
 
 
 def refuse_blocked_client(token: str | None) -> None:
     """429 ``rate_limited`` when the client's address is over its failed authentication
-    limit, before any database work; ``token`` (if recently valid here) is let through."""
+    limit, before any database work; ``token``, if recently valid, is let through."""
     throttle = current_throttle()
     if throttle is None:
         return
     address = client_address()
     for item in parse(current_app.config["AUTH_FAILURE_LIMIT"]):
-        if not throttle.allows(item, AUTH_SCOPE, address):
-            if token is not None and token in _known_good:
+        remaining = throttle.remaining(item, AUTH_SCOPE, address)
+        if remaining < item.amount:
+            setattr(g, _SUSPECT, True)
+        if remaining <= 0:
+            if _known(throttle, address, token):
                 return
             raise rate_limited(
                 "Too many failed authentication attempts; retry later.",
