@@ -26,6 +26,21 @@ def _split_tokens(raw: str | None) -> list[str]:
     return [token.strip() for token in (raw or "").split(",") if token.strip()]
 
 
+def _operator_tokens(raw: str) -> list[str]:
+    """``CASINO_OPERATOR_TOKENS``: comma-separated ``TOKEN`` (admin) or ``SCOPE:TOKEN``
+    (admin, support, auditor); an entry naming no known scope stops the start-up."""
+    from casino.service.auth import split_scope
+
+    entries = _split_tokens(raw)
+    for position, entry in enumerate(entries, start=1):
+        try:
+            split_scope(entry)
+        except ValueError as error:
+            # Which one and why, never the token itself (this ends up in logs).
+            raise ConfigError(f"CASINO_OPERATOR_TOKENS: token {position}: {error}") from None
+    return entries
+
+
 def _networks(raw: str) -> tuple[Any, ...]:
     """``127.0.0.1, 10.0.0.0/8`` -> IP networks; a malformed entry stops the start-up."""
     from ipaddress import ip_network
@@ -49,24 +64,43 @@ def parse_origins(raw: str | None) -> list[str]:
     """
     origins = []
     for item in _split_tokens(raw):
-        parts = urlsplit(item)
-        if (
-            parts.scheme not in ("http", "https")
-            or not parts.hostname
-            or parts.path not in ("", "/")
-            or parts.query
-            or parts.fragment
-            or parts.username is not None
-            or not _ORIGIN_HOST.fullmatch(parts.netloc)
-        ):
+        try:
+            origins.append(_origin(item))
+        except ValueError:
             raise ConfigError(
                 f"CASINO_CORS_ORIGINS: {item!r} is not an origin (scheme://host[:port])"
-            )
-        origins.append(f"{parts.scheme}://{parts.netloc.lower()}")
+            ) from None
     return origins
 
 
 _ORIGIN_HOST = re.compile(r"(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?")
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def _origin(item: str) -> str:
+    """An origin as a browser serialises it in ``Origin``: lower case, an IPv6 address in
+    its canonical form, no default port (``http://[2001:DB8:0::1]:80`` ->
+    ``http://[2001:db8::1]``). ValueError if it is not one."""
+    from ipaddress import IPv6Address
+
+    parts = urlsplit(item)
+    if (
+        parts.scheme not in ("http", "https")
+        or not parts.hostname
+        or parts.path not in ("", "/")
+        or parts.query
+        or parts.fragment
+        or parts.username is not None
+        or not _ORIGIN_HOST.fullmatch(parts.netloc)
+    ):
+        raise ValueError(item)
+    port = parts.port  # ValueError when out of range
+    host = parts.hostname.lower()
+    if parts.netloc.startswith("["):
+        host = f"[{IPv6Address(host).compressed}]"  # ValueError when not an address
+    if port is None or port == _DEFAULT_PORTS[parts.scheme]:
+        return f"{parts.scheme}://{host}"
+    return f"{parts.scheme}://{host}:{port}"
 
 
 def _database_url(environ: Mapping[str, str]) -> str:
@@ -220,9 +254,10 @@ class BaseConfig:
 
     # Bounds on every database wait, in seconds (casino.store.session.DatabaseTimeouts): past
     # one a request answers 503 service_unavailable and its worker serves on. The client
-    # bound (network included) defaults to the statement bound + 2 s.
+    # bound (network included) defaults to the statement bound + 0.5 s: a database that
+    # stops answering on the network costs a request about 4 s.
     DATABASE_LOCK_TIMEOUT = 3.0
-    DATABASE_STATEMENT_TIMEOUT = 10.0
+    DATABASE_STATEMENT_TIMEOUT = 3.5
     DATABASE_CONNECT_TIMEOUT = 3.0
     DATABASE_CLIENT_TIMEOUT: float | None = None
     DATABASE_IDLE_IN_TRANSACTION_TIMEOUT = 60.0
@@ -273,7 +308,7 @@ class BaseConfig:
         if environ.get("CASINO_CURRENCIES", "").strip():
             settings["CASINO_CURRENCIES"] = _currencies(environ["CASINO_CURRENCIES"])
         if "CASINO_OPERATOR_TOKENS" in environ:
-            settings["CASINO_OPERATOR_TOKENS"] = _split_tokens(environ["CASINO_OPERATOR_TOKENS"])
+            settings["CASINO_OPERATOR_TOKENS"] = _operator_tokens(environ["CASINO_OPERATOR_TOKENS"])
         if "CASINO_CORS_ORIGINS" in environ:
             settings["CASINO_CORS_ORIGINS"] = parse_origins(environ["CASINO_CORS_ORIGINS"])
         if environ.get("RATELIMIT_STORAGE_URI"):
@@ -326,6 +361,8 @@ class TestingConfig(BaseConfig):
     # SQLite serialises writers on one lock: the concurrency tests queue many of them on a
     # loaded machine. Tests of the bound set their own.
     DATABASE_LOCK_TIMEOUT = 30.0
+    # Likewise a statement (which on PostgreSQL includes its lock waits).
+    DATABASE_STATEMENT_TIMEOUT = 10.0
     # Tests read simulation results in the request's answer; the job path has its own.
     FREE_PLAY_SIMULATION_WAIT_SECONDS = 120.0
     # Tests that exercise throttling enable it explicitly.
@@ -377,10 +414,11 @@ class ProductionConfig(BaseConfig):
 
 
 def _refuse_weak_operator_tokens(tokens: list[str]) -> None:
+    from casino.service.auth import split_scope
     from config.token_policy import weakness
 
-    for position, token in enumerate(tokens, start=1):
-        reason = weakness(token)
+    for position, entry in enumerate(tokens, start=1):
+        reason = weakness(split_scope(entry)[1])
         if reason is not None:
             # Which one and why, never the token itself (this ends up in logs).
             raise ConfigError(

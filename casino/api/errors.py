@@ -136,6 +136,11 @@ _RAISED_CODES = (
     "invalid_ttl",
     "session_expired",
     "session_not_found",
+    "invalid_language",
+    "session_table_mismatch",
+    # service: operator token scopes
+    "insufficient_scope",
+    "invalid_scope",
     "invalid_idempotency_key",
     "idempotency_key_reused",
     "request_in_progress",

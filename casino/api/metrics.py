@@ -51,6 +51,7 @@ from prometheus_client.registry import Collector
 
 from casino.api.auth import OPERATOR, authenticate_request
 from casino.api.resources._uow import read
+from casino.service.auth import ADMIN
 from casino.service.errors import Forbidden
 from casino.service.reports import open_rounds
 from casino.store.errors import SQLAlchemyError
@@ -190,6 +191,9 @@ def metrics() -> Response:
         principal = authenticate_request()
         if principal.role != OPERATOR:
             raise Forbidden("Metrics are for operators only.")
+        if principal.scope != ADMIN:
+            # Scrapers read metrics from an allowed address (CASINO_METRICS_ALLOW) instead.
+            raise Forbidden("Metrics need an admin operator token.", code="insufficient_scope")
     try:
         open_by_currency: dict[str, int] | None = read(open_rounds)
     except SQLAlchemyError:

@@ -13,6 +13,7 @@ from casino.api.fields import (
     MAX_AMOUNT,
     Amount,
     Currency,
+    ExternalRef,
     Pattern,
     StrictBoolean,
     StrictInteger,
@@ -73,7 +74,14 @@ class PageQuerySchema(RequestSchema):
 
 
 class PlayerCreateSchema(RequestSchema):
-    external_ref = Text(200, required=True, metadata={"description": "Your id for the player"})
+    external_ref = ExternalRef(
+        200,
+        required=True,
+        metadata={
+            "description": "Your id for the player: no control characters, no white space "
+            "at either end (compared exactly, case included)"
+        },
+    )
     display_name = Text(100, load_default=None, allow_none=True)
 
 
@@ -101,6 +109,9 @@ class PlayerTokenSchema(ResponseSchema):
     id = Uuid(metadata={"description": "The player's id"})
     token = ma.fields.String(
         metadata={"description": "The new bearer token. Shown once; the old one no longer works."}
+    )
+    sessions_revoked = ma.fields.Integer(
+        metadata={"description": "Game sessions ended with it (revoke_sessions), else 0"}
     )
 
 

@@ -100,7 +100,7 @@ def seed_demo(url: str | None, credentials_file: Path | None, force: bool) -> No
     from casino.cli import demo_credentials
     from casino.service.demo import DemoTokens
     from casino.service.demo import seed_demo as run_seed
-    from casino.service.game_sessions import create_session, launch_url
+    from casino.service.game_sessions import LAUNCH_CODE_SECONDS, create_session
     from casino.store.types import utcnow
 
     target = _url(url)
@@ -108,7 +108,7 @@ def seed_demo(url: str | None, credentials_file: Path | None, force: bool) -> No
     with _unit_of_work(target) as uow:
         data = run_seed(uow, demo_credentials.load(path, target))
         # The launch an operator's back end would make: the table opens in a browser.
-        game, game_token = create_session(uow, data["player"]["id"], utcnow(), table_id="classic")
+        game = create_session(uow, data["player"]["id"], utcnow(), table_id="classic")
         uow.commit()
     issued = DemoTokens(data["operator_token"], data["player"]["token"])
     demo_credentials.save(path, target, issued)
@@ -135,9 +135,48 @@ def seed_demo(url: str | None, credentials_file: Path | None, force: bool) -> No
     click.echo(f"  docs: {base}/docs")
     click.echo()
     site = "http://127.0.0.1:8000"
-    click.echo(f"play at the table (game session until {game.expires_at:%Y-%m-%d %H:%M} UTC):")
-    click.echo(f"  {site}{launch_url(game_token, game.table_id)}")
+    click.echo(
+        f"play at the table (open within {LAUNCH_CODE_SECONDS // 60} minutes, once; "
+        "a fresh link: casino launch):"
+    )
+    click.echo(f"  {site}{game.launch_url}")
     click.echo(f"free-play War: {site}/play/free/")
+
+
+@click.command("launch")
+@_db_option
+@click.option(
+    "--external-ref",
+    "external_ref",
+    default="demo-player",
+    show_default=True,
+    help="The player, by your id for it.",
+)
+@click.option("--table", "table_id", default="classic", show_default=True)
+@click.option("--language", default=None, help="The client's language: en, pt, nl, ca, it, el.")
+@click.option(
+    "--base-url", default="http://127.0.0.1:8000", show_default=True, help="Where it is served."
+)
+def launch(
+    url: str | None, external_ref: str, table_id: str, language: str | None, base_url: str
+) -> None:
+    """Launch the game client for a player: print a launch URL with a one-time code (open it
+    within two minutes; the session then lasts 8 hours)."""
+    from casino.service.errors import ServiceError
+    from casino.service.game_sessions import create_session
+    from casino.service.players import find_players
+    from casino.store.types import utcnow
+
+    with _unit_of_work(url) as uow:
+        try:
+            found = find_players(uow, external_ref)
+            if not found:
+                raise click.ClickException(f"no player with external_ref {external_ref!r}")
+            game = create_session(uow, found[0].id, utcnow(), table_id=table_id, language=language)
+        except ServiceError as error:
+            raise click.ClickException(str(error)) from None
+        uow.commit()
+    click.echo(f"{base_url.rstrip('/')}{game.launch_url}")
 
 
 @click.command("create-operator-token")
@@ -149,7 +188,15 @@ def seed_demo(url: str | None, credentials_file: Path | None, force: bool) -> No
     default=None,
     help="Refuse the token after this long, e.g. 90d, 12h (default: until revoked).",
 )
-def create_operator_token(url: str | None, name: str, expires_in: str | None) -> None:
+@click.option(
+    "--scope",
+    type=click.Choice(["admin", "support", "auditor"]),
+    default="admin",
+    show_default=True,
+    help="admin: everything; support: players, rounds, sessions, protection, no money; "
+    "auditor: the ledger, export, checkpoints, reports, rounds (docs/security.md).",
+)
+def create_operator_token(url: str | None, name: str, expires_in: str | None, scope: str) -> None:
     """Create an operator bearer token; it is printed once and stored only as a hash."""
     from casino.service.auth import create_operator_token as create
 
@@ -162,7 +209,7 @@ def create_operator_token(url: str | None, name: str, expires_in: str | None) ->
         if lifetime.total_seconds() <= 0:
             raise click.BadParameter("the lifetime must be positive", param_hint="--expires-in")
     with _unit_of_work(url) as uow:
-        token = create(uow, name, lifetime)
+        token = create(uow, name, lifetime, scope)
         uow.commit()
     click.echo(token)
 
@@ -170,15 +217,16 @@ def create_operator_token(url: str | None, name: str, expires_in: str | None) ->
 @click.command("list-operator-tokens")
 @_db_option
 def list_operator_tokens(url: str | None) -> None:
-    """List the operator tokens stored in the database: id, name, created, expiry (never the
-    tokens themselves)."""
+    """List the operator tokens stored in the database: id, name, created, expiry, scope
+    (never the tokens themselves)."""
     from casino.service.auth import list_operator_tokens as listed
 
     with _unit_of_work(url) as uow:
         tokens = listed(uow)
     for token in tokens:
         expires = token.expires_at.isoformat() if token.expires_at else "never"
-        click.echo(f"{token.id}\t{token.name}\t{token.created_at.isoformat()}\texpires {expires}")
+        created = token.created_at.isoformat()
+        click.echo(f"{token.id}\t{token.name}\t{created}\texpires {expires}\t{token.scope}")
 
 
 @click.command("revoke-operator-token")
@@ -296,6 +344,7 @@ def register(group: click.Group) -> None:
         db_upgrade,
         seed_demo,
         create_operator_token,
+        launch,
         list_operator_tokens,
         revoke_operator_token,
         resolve_stale,

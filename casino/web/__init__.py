@@ -30,7 +30,7 @@ bp = Blueprint("web", __name__)
 def _page(name: str) -> Response:
     response = send_from_directory(STATIC_DIR, PAGES[name], max_age=0)
     response.headers["Content-Security-Policy"] = CSP
-    # The launch token is in the fragment, which no Referer carries; say so anyway.
+    # The launch code is in the fragment, which no Referer carries; say so anyway.
     response.headers["Referrer-Policy"] = "no-referrer"
     response.headers["X-Content-Type-Options"] = "nosniff"
     response.headers["Cache-Control"] = "no-cache"

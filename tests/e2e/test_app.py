@@ -417,12 +417,14 @@ def test_missing_or_invalid_token_is_401(api: Api, header: str | None) -> None:
 
 
 def test_every_non_public_route_requires_a_token(app: Flask, api: Api) -> None:
-    # The public key is public on purpose: anyone may check a checkpoint's signature.
+    # The public key is public on purpose: anyone may check a checkpoint's signature. The
+    # launch code exchange takes the code as its credential (tests/e2e/test_launch_codes.py).
     public = {
         "/api/v1/health",
         "/api/v1/ready",
         "/api/v1/openapi.json",
         "/api/v1/ledger/public-key",
+        "/api/v1/sessions/exchange",
     }
     sample = {
         "player_id": "00000000-0000-4000-8000-000000000000",

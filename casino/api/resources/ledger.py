@@ -11,7 +11,7 @@ from flask.views import MethodView
 from flask.wrappers import Response
 from marshmallow import RAISE
 
-from casino.api.auth import OPERATOR, PLAYER, requires, scope_player_id
+from casino.api.auth import OPERATOR, PLAYER, WITH_AUDITOR, requires, scope_player_id
 from casino.api.database import database
 from casino.api.json_body import ApiBlueprint
 from casino.api.openapi import error_responses
@@ -47,7 +47,7 @@ def _checkpoint(checkpoint: Checkpoint) -> dict[str, Any]:
 
 @blp.route("/checkpoints")
 class Checkpoints(MethodView):
-    @requires(OPERATOR)
+    @requires(OPERATOR, scopes=WITH_AUDITOR)
     @blp.arguments(CheckpointQuerySchema(), location="query", unknown=RAISE)
     @blp.response(200, CheckpointSchema(many=True))
     @blp.doc(operationId="listCheckpoints", responses=error_responses(422))
@@ -59,7 +59,7 @@ class Checkpoints(MethodView):
 
 @blp.route("/checkpoints/<int:seq>")
 class CheckpointBySeq(MethodView):
-    @requires(OPERATOR)
+    @requires(OPERATOR, scopes=WITH_AUDITOR)
     @blp.response(200, CheckpointSchema)
     @blp.doc(operationId="getCheckpoint", responses=error_responses(404))
     def get(self, seq: int) -> dict[str, Any]:
@@ -88,7 +88,7 @@ class PublicKey(MethodView):
 
 @blp.route("/transactions/<int:tx_id>/proof")
 class Proof(MethodView):
-    @requires(OPERATOR, PLAYER)
+    @requires(OPERATOR, PLAYER, scopes=WITH_AUDITOR)
     @blp.response(200, InclusionProofSchema)
     @blp.doc(operationId="getTransactionProof", responses=error_responses(404, 409))
     def get(self, tx_id: int) -> dict[str, Any]:
@@ -121,7 +121,7 @@ class Proof(MethodView):
 
 @blp.route("/transactions")
 class LedgerTransactions(MethodView):
-    @requires(OPERATOR)
+    @requires(OPERATOR, scopes=WITH_AUDITOR)
     @blp.arguments(LedgerTransactionsQuerySchema(), location="query", unknown=RAISE)
     @blp.response(200, LedgerTransactionPageSchema)
     @blp.doc(operationId="listLedgerTransactions", responses=error_responses(422))
@@ -147,7 +147,7 @@ class LedgerTransactions(MethodView):
 
 @blp.route("/export")
 class Export(MethodView):
-    @requires(OPERATOR)
+    @requires(OPERATOR, scopes=WITH_AUDITOR)
     @blp.arguments(ExportQuerySchema(), location="query", unknown=RAISE)
     @blp.response(
         200,

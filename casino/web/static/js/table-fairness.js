@@ -42,7 +42,8 @@ export async function saveClientSeed() {
 
 export async function rotateSeed() {
   await act(async () => {
-    const rotation = await state.client.post(`/api/v1/players/${state.playerId}/seeds/rotate`);
+    // Keyed: a retry after a lost answer replays the rotation, never rotates twice.
+    const rotation = await state.client.money(`/api/v1/players/${state.playerId}/seeds/rotate`);
     renderSeeds(rotation.current);
     state.revealed = rotation.revealed;
     renderRevealed();
@@ -57,7 +58,7 @@ export async function rotateSeed() {
     }
     updateVerifyTarget();
     announce(t("fair.rotated"));
-  }, rotateSeed);
+  }, rotateSeed, { money: true });
 }
 
 export function renderRevealed() {

@@ -10,6 +10,7 @@ import { renderSeeds } from "./table-fairness.js";
 import { rememberRound } from "./table-history.js";
 import { announce, clearError, fatal, showError } from "./table-messages.js";
 import { showRealityCheck } from "./table-reality.js";
+import { forgetSession } from "./session.js";
 import { outcomeSentence, showRound, tieSentence } from "./table-round.js";
 import { el, state } from "./table-state.js";
 
@@ -98,6 +99,7 @@ async function recover(error, again, keyed) {
   if (error instanceof ApiError) {
     const code = error.code;
     if (code === "session_expired" || error.status === 401) {
+      forgetSession();
       fatal(() => words(error));
       return;
     }

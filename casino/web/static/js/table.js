@@ -1,8 +1,9 @@
 // The Casino War table: one player's game session, through the public API only.
 
-import { Client } from "./api.js";
+import { ApiError, Client } from "./api.js";
 import { chooseLanguage, loadLanguage, t, timeText, translatePage, wireSwitcher } from "./i18n.js";
 import { saidError } from "./problems.js";
+import { forgetSession, sessionToken } from "./session.js";
 import { chooseTarget, renderBets, renderTable, setBalance, setBusy } from "./table-bets.js";
 import {
   renderRevealed,
@@ -19,21 +20,7 @@ import { acknowledgeRealityCheck, renderRealityCheck, showRealityCheck } from ".
 import { renderCards, showIdle, showRound, tieSentence } from "./table-round.js";
 import { bindElements, el, HISTORY_PAGE, state } from "./table-state.js";
 
-const TOKEN_KEY = "casino.session-token";
-
 // ---------------------------------------------------------------- start
-
-function readToken() {
-  const fragment = new URLSearchParams(location.hash.slice(1));
-  const token = fragment.get("token");
-  if (token) {
-    sessionStorage.setItem(TOKEN_KEY, token);
-    // Out of the address bar (and of bookmarks and shared links); kept for reloads.
-    history.replaceState(null, "", location.pathname + location.search);
-    return token;
-  }
-  return sessionStorage.getItem(TOKEN_KEY);
-}
 
 async function start() {
   bindElements([
@@ -52,7 +39,16 @@ async function start() {
   wireSwitcher(el.language, relabel);
   wireControls();
   renderCards(null);
-  const token = readToken();
+  let token;
+  setBusy(true); // nothing to click while the launch code is exchanged
+  try {
+    token = await sessionToken({ onWait: showWaiting });
+  } catch (error) {
+    fatal(() => words(error));
+    return;
+  } finally {
+    setBusy(false);
+  }
   if (!token) {
     fatal(() => t("table.no_session"));
     return;
@@ -62,6 +58,7 @@ async function start() {
   try {
     await load();
   } catch (error) {
+    if (error instanceof ApiError && error.status === 401) forgetSession();
     fatal(() => words(error));
     return;
   } finally {
