@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test test-fast bench soak lint migrate seed clean screenshots
+.PHONY: install run test test-fast bench soak lint migrate seed clean screenshots i18n
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -38,7 +38,13 @@ test-fast: install
 # The README's screenshots, taken by the browser tests (SQLite) in Debian's headless Chromium.
 screenshots: install
 	CASINO_REQUIRE_BROWSER=1 CASINO_SCREENSHOTS_DIR=$(CURDIR)/docs/screenshots $(BIN)/pytest -q -p no:cacheprovider \
-	  -m "not postgres" tests/browser/test_table.py tests/browser/test_free_play.py
+	  -m "not postgres" tests/browser/test_table.py tests/browser/test_free_play.py \
+	  tests/browser/test_languages.py
+
+# The game client's catalogues (casino/web/static/i18n/*.json) compiled from casino/i18n/po/*.po;
+# commit the result (tests/unit/i18n fails while they differ).
+i18n: install
+	$(BIN)/python -m casino.i18n
 
 bench: install
 	$(BIN)/python -m bench

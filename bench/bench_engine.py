@@ -5,6 +5,9 @@ over a 6-deck shoe), ``CasinoWarRound.start`` with an ante and a tie bet, ``deci
 tie, and the frozen ``result``. Target: >= 100,000 rounds/s. The figure reported is the best
 of several timed runs, since the machine is shared and only the fastest run measures the code
 rather than the neighbours.
+
+Also measured, without a target: ``TableRound`` (the round of every rule set: several hands,
+repeated wars...) on the same one-hand rounds, and on rounds of three hands.
 """
 
 from __future__ import annotations
@@ -16,7 +19,9 @@ import time
 from casino.engine.casino_war import (
     CasinoWarRound,
     Decision,
+    HandBet,
     RoundStatus,
+    TableRound,
     TableRules,
     deal_casino_war,
 )
@@ -44,6 +49,22 @@ def play(rounds: int, first_nonce: int = 0) -> tuple[float, int]:
     return time.perf_counter() - started, net
 
 
+def play_table(rounds: int, hands: int = 1) -> float:
+    """``TableRound`` rounds of ``hands`` hands (every tied hand to war); the seconds taken."""
+    rules = TableRules(max_hands=hands) if hands > 1 else TableRules()
+    bets = [HandBet(100, 100)] * hands
+    server_seed = hashlib.sha256(b"bench-engine").digest()
+    awaiting = RoundStatus.AWAITING_DECISION
+    net = 0
+    started = time.perf_counter()
+    for nonce in range(rounds):
+        game = TableRound.deal(rules, server_seed, "bench", nonce, bets)
+        if game.status is awaiting:
+            game.decide_many(dict.fromkeys(game.awaiting, Decision.WAR))
+        net += game.result.net
+    return time.perf_counter() - started
+
+
 def deal_only(rounds: int) -> float:
     server_seed = hashlib.sha256(b"bench-engine").digest()
     started = time.perf_counter()
@@ -59,6 +80,9 @@ def main() -> bool:
     deal_rate = ROUNDS / min(deal_only(ROUNDS) for _ in range(3))
     print(f"deal only:            {deal_rate:>10,.0f} deals/s")
     print(f"full Casino War round: {rate:>9,.0f} rounds/s  (best of {REPEATS} x {ROUNDS:,})")
+    for hands in (1, 3):
+        table_rate = ROUNDS / min(play_table(ROUNDS, hands) for _ in range(3))
+        print(f"TableRound, {hands} hand(s):  {table_rate:>9,.0f} rounds/s")
     met = rate >= TARGET_ROUNDS_PER_SECOND
     verdict = "meets" if met else "MISSES"
     print(f"target {TARGET_ROUNDS_PER_SECOND:,} rounds/s: {verdict}")

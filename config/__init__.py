@@ -26,6 +26,21 @@ def _split_tokens(raw: str | None) -> list[str]:
     return [token.strip() for token in (raw or "").split(",") if token.strip()]
 
 
+def _operator_tokens(raw: str) -> list[str]:
+    """``CASINO_OPERATOR_TOKENS``: comma-separated ``TOKEN`` (admin) or ``SCOPE:TOKEN``
+    (admin, support, auditor); an entry naming no known scope stops the start-up."""
+    from casino.service.auth import split_scope
+
+    entries = _split_tokens(raw)
+    for position, entry in enumerate(entries, start=1):
+        try:
+            split_scope(entry)
+        except ValueError as error:
+            # Which one and why, never the token itself (this ends up in logs).
+            raise ConfigError(f"CASINO_OPERATOR_TOKENS: token {position}: {error}") from None
+    return entries
+
+
 def _networks(raw: str) -> tuple[Any, ...]:
     """``127.0.0.1, 10.0.0.0/8`` -> IP networks; a malformed entry stops the start-up."""
     from ipaddress import ip_network
@@ -49,24 +64,43 @@ def parse_origins(raw: str | None) -> list[str]:
     """
     origins = []
     for item in _split_tokens(raw):
-        parts = urlsplit(item)
-        if (
-            parts.scheme not in ("http", "https")
-            or not parts.hostname
-            or parts.path not in ("", "/")
-            or parts.query
-            or parts.fragment
-            or parts.username is not None
-            or not _ORIGIN_HOST.fullmatch(parts.netloc)
-        ):
+        try:
+            origins.append(_origin(item))
+        except ValueError:
             raise ConfigError(
                 f"CASINO_CORS_ORIGINS: {item!r} is not an origin (scheme://host[:port])"
-            )
-        origins.append(f"{parts.scheme}://{parts.netloc.lower()}")
+            ) from None
     return origins
 
 
 _ORIGIN_HOST = re.compile(r"(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?")
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def _origin(item: str) -> str:
+    """An origin as a browser serialises it in ``Origin``: lower case, an IPv6 address in
+    its canonical form, no default port (``http://[2001:DB8:0::1]:80`` ->
+    ``http://[2001:db8::1]``). ValueError if it is not one."""
+    from ipaddress import IPv6Address
+
+    parts = urlsplit(item)
+    if (
+        parts.scheme not in ("http", "https")
+        or not parts.hostname
+        or parts.path not in ("", "/")
+        or parts.query
+        or parts.fragment
+        or parts.username is not None
+        or not _ORIGIN_HOST.fullmatch(parts.netloc)
+    ):
+        raise ValueError(item)
+    port = parts.port  # ValueError when out of range
+    host = parts.hostname.lower()
+    if parts.netloc.startswith("["):
+        host = f"[{IPv6Address(host).compressed}]"  # ValueError when not an address
+    if port is None or port == _DEFAULT_PORTS[parts.scheme]:
+        return f"{parts.scheme}://{host}"
+    return f"{parts.scheme}://{host}:{port}"
 
 
 def _database_url(environ: Mapping[str, str]) -> str:
@@ -86,23 +120,61 @@ def _currencies(raw: str) -> tuple[str, ...]:
         raise ConfigError(f"CASINO_CURRENCIES: {error}") from None
 
 
-def _signing_key(environ: Mapping[str, str]) -> str | None:
-    """The checkpoint signing key's text (64 hex digits or PEM): ``CASINO_SIGNING_KEY``, or
-    the file named by ``CASINO_SIGNING_KEY_FILE``."""
-    text = environ.get("CASINO_SIGNING_KEY", "").strip()
+def _key_text(environ: Mapping[str, str], name: str) -> str | None:
+    """A key's text from ``name``, or from the file ``name``_FILE names."""
+    text = environ.get(name, "").strip()
     if text:
         return text
-    path = environ.get("CASINO_SIGNING_KEY_FILE", "").strip()
+    path = environ.get(f"{name}_FILE", "").strip()
     if path:
         try:
             return Path(path).read_text().strip()
         except OSError as error:
-            raise ConfigError(f"CASINO_SIGNING_KEY_FILE cannot be read: {error}") from None
+            raise ConfigError(f"{name}_FILE cannot be read: {error}") from None
     return None
+
+
+def _signing_key(environ: Mapping[str, str]) -> str | None:
+    """The checkpoint signing (private) key's text, 64 hex digits or PEM: only the sealer
+    needs it. ``CASINO_SIGNING_KEY``, or the file ``CASINO_SIGNING_KEY_FILE`` names."""
+    return _key_text(environ, "CASINO_SIGNING_KEY")
+
+
+def _public_keys(settings: dict[str, Any]) -> None:
+    """``SIGNING_PUBLIC_KEY`` (hex), what the web tier publishes and the audit trusts: as
+    given, or derived from the private key when only that is given (both given: they must
+    be one key pair). The trusted earlier keys are checked here too, so that a typo stops
+    the start rather than a later audit."""
+    from casino.ledger.checkpoints import SigningKey, TrustedKey, VerifyingKey
+
+    private, public = settings.get("SIGNING_KEY"), settings.get("SIGNING_PUBLIC_KEY")
+    try:
+        derived = None if not private else SigningKey.parse(private).verifying
+    except ValueError as error:
+        raise ConfigError(f"CASINO_SIGNING_KEY: {error}") from None
+    try:
+        given = None if not public else VerifyingKey.parse(public)
+    except ValueError as error:
+        raise ConfigError(f"CASINO_SIGNING_PUBLIC_KEY: {error}") from None
+    if derived is not None and given is not None and derived != given:
+        raise ConfigError(
+            "CASINO_SIGNING_PUBLIC_KEY is not the public key of CASINO_SIGNING_KEY: the "
+            "sealer would sign with a key the service does not publish"
+        )
+    chosen = given or derived
+    if chosen is not None:
+        settings["SIGNING_PUBLIC_KEY"] = chosen.hex
+    for entry in settings.get("TRUSTED_SIGNING_KEYS", []):
+        try:
+            TrustedKey.parse(entry)
+        except ValueError as error:
+            raise ConfigError(f"CASINO_TRUSTED_SIGNING_KEYS: {error}") from None
 
 
 #: Development signs checkpoints with a key of its own, made on first use and kept here.
 DEV_SIGNING_KEY_FILE = Path("instance") / "signing-key"
+#: And its sealer records there the last checkpoint it signed.
+DEV_SEALER_STATE_FILE = Path("instance") / "sealer-state.json"
 # Tests without a key sign with one made for this process.
 _PROCESS_KEY = secrets.token_bytes(32).hex()
 
@@ -185,9 +257,10 @@ class BaseConfig:
 
     # Bounds on every database wait, in seconds (casino.store.session.DatabaseTimeouts): past
     # one a request answers 503 service_unavailable and its worker serves on. The client
-    # bound (network included) defaults to the statement bound + 2 s.
+    # bound (network included) defaults to the statement bound + 0.5 s: a database that
+    # stops answering on the network costs a request about 4 s.
     DATABASE_LOCK_TIMEOUT = 3.0
-    DATABASE_STATEMENT_TIMEOUT = 10.0
+    DATABASE_STATEMENT_TIMEOUT = 3.5
     DATABASE_CONNECT_TIMEOUT = 3.0
     DATABASE_CLIENT_TIMEOUT: float | None = None
     DATABASE_IDLE_IN_TRANSACTION_TIMEOUT = 60.0
@@ -198,12 +271,20 @@ class BaseConfig:
     # Addresses (IPs, CIDR ranges) that may scrape /metrics without an operator token.
     METRICS_ALLOW: tuple[Any, ...] = ()
 
-    # Ed25519 key that signs ledger checkpoints (casino.ledger.checkpoints), and the public
-    # keys of earlier signing keys whose checkpoints the audit still trusts.
+    # Ed25519 key that signs ledger checkpoints (casino.ledger.checkpoints): the private key
+    # only where the sealer runs, its public key (hex; derived from the private key when only
+    # that is given) wherever checkpoints are published or checked; and the public keys of
+    # earlier signing keys whose checkpoints the audit still trusts, each with the range of
+    # checkpoints it signed (``KEY@FIRST-LAST``).
     SIGNING_KEY: str | None = None
+    SIGNING_PUBLIC_KEY: str | None = None
     TRUSTED_SIGNING_KEYS: list[str] = []
     # Seconds between two runs of the sealer that ``casino serve`` starts (0: none).
     SEAL_EVERY_SECONDS = 5.0
+    # Where the sealer records the last checkpoint it signed (casino.store.sealer_state).
+    SEALER_STATE: str | None = None
+    # ``casino audit`` fails when a transaction is still unsealed this long after it was made.
+    UNSEALED_MAX_AGE_SECONDS = 600.0
 
     @classmethod
     def load(cls, environ: Mapping[str, str]) -> dict[str, Any]:
@@ -212,16 +293,25 @@ class BaseConfig:
         key = _signing_key(environ)
         if key:
             settings["SIGNING_KEY"] = key
+        public = _key_text(environ, "CASINO_SIGNING_PUBLIC_KEY")
+        if public:
+            settings["SIGNING_PUBLIC_KEY"] = public
         if environ.get("CASINO_TRUSTED_SIGNING_KEYS", "").strip():
             settings["TRUSTED_SIGNING_KEYS"] = _split_tokens(environ["CASINO_TRUSTED_SIGNING_KEYS"])
         if environ.get("CASINO_SEAL_EVERY_SECONDS", "").strip():
             settings["SEAL_EVERY_SECONDS"] = float(environ["CASINO_SEAL_EVERY_SECONDS"])
+        if environ.get("CASINO_SEALER_STATE", "").strip():
+            settings["SEALER_STATE"] = environ["CASINO_SEALER_STATE"].strip()
+        if environ.get("CASINO_UNSEALED_MAX_AGE_SECONDS", "").strip():
+            settings["UNSEALED_MAX_AGE_SECONDS"] = _seconds(
+                "CASINO_UNSEALED_MAX_AGE_SECONDS", environ["CASINO_UNSEALED_MAX_AGE_SECONDS"]
+            )
         if environ.get("DATABASE_URL", "").strip():
             settings["DATABASE_URL"] = _database_url(environ)
         if environ.get("CASINO_CURRENCIES", "").strip():
             settings["CASINO_CURRENCIES"] = _currencies(environ["CASINO_CURRENCIES"])
         if "CASINO_OPERATOR_TOKENS" in environ:
-            settings["CASINO_OPERATOR_TOKENS"] = _split_tokens(environ["CASINO_OPERATOR_TOKENS"])
+            settings["CASINO_OPERATOR_TOKENS"] = _operator_tokens(environ["CASINO_OPERATOR_TOKENS"])
         if "CASINO_PLATFORM_TOKENS" in environ:
             settings["CASINO_PLATFORM_TOKENS"] = _split_tokens(environ["CASINO_PLATFORM_TOKENS"])
         if "CASINO_CORS_ORIGINS" in environ:
@@ -263,8 +353,10 @@ class DevelopmentConfig(BaseConfig):
     def load(cls, environ: Mapping[str, str]) -> dict[str, Any]:
         settings = super().load(environ)
         settings.setdefault("DATABASE_URL", _database_url(environ))
-        if not settings.get("SIGNING_KEY"):
+        if not settings.get("SIGNING_KEY") and not settings.get("SIGNING_PUBLIC_KEY"):
             settings["SIGNING_KEY"] = _development_key()
+        settings.setdefault("SEALER_STATE", str(Path.cwd() / DEV_SEALER_STATE_FILE))
+        _public_keys(settings)
         return settings
 
 
@@ -274,6 +366,8 @@ class TestingConfig(BaseConfig):
     # SQLite serialises writers on one lock: the concurrency tests queue many of them on a
     # loaded machine. Tests of the bound set their own.
     DATABASE_LOCK_TIMEOUT = 30.0
+    # Likewise a statement (which on PostgreSQL includes its lock waits).
+    DATABASE_STATEMENT_TIMEOUT = 10.0
     # Tests read simulation results in the request's answer; the job path has its own.
     FREE_PLAY_SIMULATION_WAIT_SECONDS = 120.0
     # Tests that exercise throttling enable it explicitly.
@@ -290,7 +384,9 @@ class TestingConfig(BaseConfig):
         url = cls.DATABASE_URL or environ.get("CASINO_TEST_DATABASE_URL")
         if url:
             settings["DATABASE_URL"] = url
-        settings.setdefault("SIGNING_KEY", _PROCESS_KEY)
+        if not settings.get("SIGNING_KEY") and not settings.get("SIGNING_PUBLIC_KEY"):
+            settings["SIGNING_KEY"] = _PROCESS_KEY
+        _public_keys(settings)
         return settings
 
 
@@ -310,10 +406,12 @@ class ProductionConfig(BaseConfig):
                 "DATABASE_URL is required in production "
                 "(e.g. postgresql+psycopg://user:password@host:5432/casino)"
             )
-        if not settings.get("SIGNING_KEY"):
+        _public_keys(settings)
+        if not settings.get("SIGNING_PUBLIC_KEY"):
             raise ConfigError(
-                "a checkpoint signing key is required in production: CASINO_SIGNING_KEY "
-                "(64 hex digits or an Ed25519 PEM) or CASINO_SIGNING_KEY_FILE"
+                "the checkpoints' public key is required in production: "
+                "CASINO_SIGNING_PUBLIC_KEY or CASINO_SIGNING_PUBLIC_KEY_FILE (64 hex digits or "
+                "an Ed25519 PEM); the private key (CASINO_SIGNING_KEY) belongs to the sealer only"
             )
         for name in ("CASINO_OPERATOR_TOKENS", "CASINO_PLATFORM_TOKENS"):
             _refuse_weak_tokens(name, settings.get(name, getattr(cls, name)))
@@ -321,10 +419,13 @@ class ProductionConfig(BaseConfig):
 
 
 def _refuse_weak_tokens(name: str, tokens: list[str]) -> None:
+    from casino.service.auth import split_scope
     from config.token_policy import weakness
 
-    for position, token in enumerate(tokens, start=1):
-        reason = weakness(token)
+    for position, entry in enumerate(tokens, start=1):
+        # Operator tokens may be SCOPE:TOKEN; platform tokens are plain.
+        secret = split_scope(entry)[1] if name == "CASINO_OPERATOR_TOKENS" else entry
+        reason = weakness(secret)
         if reason is not None:
             # Which one and why, never the token itself (this ends up in logs).
             raise ConfigError(

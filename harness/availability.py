@@ -23,6 +23,7 @@ from pathlib import Path
 
 from harness.http import Reply
 from harness.load import Stats
+from harness.sealer import new_record
 from harness.server import HARNESS_SIGNING_KEY
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -196,6 +197,8 @@ class JobRunner:
             DATABASE_URL=database_url,
             CASINO_ENV="production",
             CASINO_SIGNING_KEY=HARNESS_SIGNING_KEY,
+            # The sealer's record, kept across its runs as on the host cron runs it on.
+            CASINO_SEALER_STATE=str(new_record()),
         )
         self._stop = threading.Event()
         self._wake = {job.name: threading.Event() for job in jobs}

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from harness import pg
 from harness.load import ClientLedger, Player
-from harness.sealer import casino_command, sealer_environment
+from harness.sealer import casino_command, new_record, sealer_environment
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -31,10 +31,12 @@ class AuditResult:
 
 
 def run_audit(database_url: str, timeout: float = 300.0) -> AuditResult:
-    """Seal what the run left unsealed (as the sealer would next), then ``casino audit``."""
-    env = sealer_environment(database_url)
+    """Seal what the run left unsealed (as a new sealer host would: ``--init`` trusts the
+    checkpoints it finds after checking their chain and signatures), then ``casino audit``,
+    which checks them all."""
+    env = sealer_environment(database_url, new_record())
     sealed = subprocess.run(
-        [*casino_command(), "seal"],
+        [*casino_command(), "seal", "--init"],
         cwd=REPO_ROOT,
         env=env,
         capture_output=True,

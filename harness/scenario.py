@@ -18,7 +18,7 @@ from harness.cpu import CpuMeter, pids_running
 from harness.faults import FaultEvent, FaultPlan
 from harness.invariants import InvariantReport, check_all
 from harness.load import LoadConfig, LoadRun, Stats, http_ready, percentile
-from harness.sealer import SealerProcess
+from harness.sealer import SealerProcess, new_record
 from harness.server import GunicornInstance
 
 
@@ -150,8 +150,9 @@ def run_scenario(scenario: Scenario, log: Callable[[str], None] = print) -> Scen
             **scenario.load,
         )
         sealers = []
+        record = new_record()  # one record file for the run's sealers (hosts may share one)
         for _ in range(scenario.sealers):
-            sealer = SealerProcess(db.url, every=scenario.seal_every)
+            sealer = SealerProcess(db.url, every=scenario.seal_every, state=record)
             stack.callback(sealer.stop)
             sealer.start()
             sealers.append(sealer)

@@ -1,5 +1,8 @@
 """The ledger sealer beside the load: ``casino seal --every N`` in processes of its own, as a
-scheduler on one or more hosts would run it (two at once must not trip over each other)."""
+scheduler on one or more hosts would run it (two at once must not trip over each other).
+
+Each keeps its record of the last checkpoint it signed (``CASINO_SEALER_STATE``, required in
+production): the sealers of one run share one record file, as sealers on one host may."""
 
 from __future__ import annotations
 
@@ -8,7 +11,7 @@ import signal
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.server import HARNESS_SIGNING_KEY, REPO_ROOT
@@ -21,20 +24,30 @@ def casino_command() -> list[str]:
     return [sys.executable, "-c", "from casino.cli import main; main()"]
 
 
-def sealer_environment(database_url: str) -> dict[str, str]:
+def sealer_environment(database_url: str, state: str | Path) -> dict[str, str]:
+    """A sealer's environment: production's, with the harness's key and ``state`` for its
+    record."""
     return dict(
         os.environ,
         DATABASE_URL=database_url,
         CASINO_ENV="production",
         CASINO_SIGNING_KEY=HARNESS_SIGNING_KEY,
+        CASINO_SEALER_STATE=str(state),
         PYTHONUNBUFFERED="1",
     )
+
+
+def new_record() -> Path:
+    """A record file of its own (none yet) in a fresh directory."""
+    return Path(tempfile.mkdtemp(prefix="casino-sealer-state-")) / "sealer-state.json"
 
 
 @dataclass
 class SealerProcess:
     database_url: str
     every: float = 1.0
+    #: Its record (CASINO_SEALER_STATE); sealers given the same one share it.
+    state: Path = field(default_factory=new_record)
     process: subprocess.Popen[bytes] | None = None
     log_path: Path | None = None
 
@@ -42,7 +55,7 @@ class SealerProcess:
         handle, name = tempfile.mkstemp(prefix="casino-sealer-", suffix=".log")
         os.close(handle)
         self.log_path = Path(name)
-        env = sealer_environment(self.database_url)
+        env = sealer_environment(self.database_url, self.state)
         with self.log_path.open("wb") as log:
             self.process = subprocess.Popen(
                 [*casino_command(), "seal", "--every", str(self.every)],
@@ -84,12 +97,15 @@ class SealerProcess:
         return self.process is not None and self.process.poll() is None
 
 
-def seal_once(database_url: str, timeout: float = 120.0) -> str:
-    """``casino seal`` once, with the harness's key; its output."""
+def seal_once(database_url: str, state: Path | None = None, timeout: float = 120.0) -> str:
+    """``casino seal`` once, with the harness's key; its output. Without ``state``, as a new
+    sealer host: a record of its own, the ledger's checkpoints trusted on first use
+    (``--init``, after checking their chain and signatures)."""
+    first_use = state is None
     done = subprocess.run(
-        [*casino_command(), "seal"],
+        [*casino_command(), "seal", *(["--init"] if first_use else [])],
         cwd=REPO_ROOT,
-        env=sealer_environment(database_url),
+        env=sealer_environment(database_url, new_record() if state is None else state),
         capture_output=True,
         text=True,
         timeout=timeout,

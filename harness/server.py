@@ -1,8 +1,9 @@
 """gunicorn instances of the app on loopback ports, as production runs them.
 
 Each instance is a real ``gunicorn wsgi:app`` process tree started from the repository root
-with ``CASINO_ENV=production``, its own ``DATABASE_URL`` and the operator tokens in
-``CASINO_OPERATOR_TOKENS``. Its output goes to a log file that a failing run prints.
+with ``CASINO_ENV=production`` (what wsgi.py defaults to anyway), its own ``DATABASE_URL``,
+the operator tokens in ``CASINO_OPERATOR_TOKENS`` and the checkpoints' public key only. Its
+output goes to a log file that a failing run prints.
 """
 
 from __future__ import annotations
@@ -62,8 +63,15 @@ def http_status(url: str, timeout: float = 2.0) -> int | None:
         return None
 
 
-#: The checkpoint signing key of the harness's servers (any 32 bytes are an Ed25519 key).
+#: The checkpoint signing key of the harness's sealers (any 32 bytes are an Ed25519 key);
+#: its servers are given only the public key, as production's web tier.
 HARNESS_SIGNING_KEY = "5e" * 32
+
+
+def harness_public_key() -> str:
+    from casino.ledger.checkpoints import SigningKey
+
+    return SigningKey.parse(HARNESS_SIGNING_KEY).verifying.hex
 
 
 @dataclass
@@ -96,10 +104,12 @@ class GunicornInstance:
             WEB_CONCURRENCY=str(self.workers),
             PYTHONUNBUFFERED="1",
         )
-        # Production refuses to start without a checkpoint signing key, and without a
-        # counter store for failed authentications: per process here unless the caller (or
-        # the environment) names a shared one.
-        env.setdefault("CASINO_SIGNING_KEY", HARNESS_SIGNING_KEY)
+        # Production refuses to start without the checkpoints' public key (the web tier
+        # needs no more: the private key is the sealer's), and without a counter store for
+        # failed authentications: per process here unless the caller (or the environment)
+        # names a shared one.
+        if not env.get("CASINO_SIGNING_KEY") and not env.get("CASINO_SIGNING_KEY_FILE"):
+            env.setdefault("CASINO_SIGNING_PUBLIC_KEY", harness_public_key())
         if not env.get("RATELIMIT_STORAGE_URI") and not env.get("REDIS_URL"):
             env["RATELIMIT_STORAGE_URI"] = "memory://"
         env.update(self.extra_env)

@@ -20,6 +20,7 @@ from casino.api import (
     database,
     docs,
     errors,
+    language,
     metrics,
     observability,
     reports_page,
@@ -87,6 +88,7 @@ def build(config: str | type | None = None) -> Flask:
     app.register_blueprint(metrics.bp)
     web.init_app(app)
     errors.register(app)
+    language.init_app(app)
     # Registered before throttling: after_request functions run last-registered first, so
     # these headers also reach a response the throttle replaced.
     security_headers.init_app(app)

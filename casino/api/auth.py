@@ -1,10 +1,12 @@
-"""Bearer tokens -> ``Principal`` on ``flask.g``; role and ownership checks for views.
+"""Bearer tokens -> ``Principal`` on ``flask.g``; role, scope and ownership checks for views.
 
 No/invalid token -> 401 ``unauthenticated``; a valid token of the wrong role -> 403
-``forbidden`` (a platform token manages operators and does nothing else); a player naming
+``forbidden`` (a platform token manages operators and does nothing else); an operator token
+whose scope does not include the operation -> 403 ``insufficient_scope``; a player naming
 another player's resource, or an operator another operator's, -> 404, exactly as if it did
 not exist (the unit of work acts for the caller's operator: casino.service.auth). Tokens are
-never logged or echoed.
+never logged or echoed. A client address over its failed authentication limit is refused
+(429) before the token costs a database lookup.
 """
 
 from __future__ import annotations
@@ -16,12 +18,18 @@ from typing import Any, Literal, TypeVar, cast
 
 from flask import current_app, g, request
 
-from casino.api import clock
+from casino.api import clock, throttling
 from casino.api.database import request_uow, retry_on_disconnect
 from casino.api.idempotency_key import request_key
-from casino.api.openapi import ROLES_EXTENSION, SECURITY_SCHEME, add_doc, error_responses
+from casino.api.openapi import (
+    ROLES_EXTENSION,
+    SCOPES_EXTENSION,
+    SECURITY_SCHEME,
+    add_doc,
+    error_responses,
+)
 from casino.service import auth as service_auth
-from casino.service.auth import Principal
+from casino.service.auth import ADMIN, AUDITOR, SCOPES, SUPPORT, Principal
 from casino.service.errors import Forbidden, NotFound, Unauthenticated
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -30,6 +38,14 @@ OPERATOR: Role = "operator"
 PLAYER: Role = "player"
 #: The platform: manages operators (docs/operators.md).
 PLATFORM: Role = "platform"
+#: Which operator scopes an operation takes (docs/security.md). Admin takes everything.
+ADMIN_ONLY = (ADMIN,)
+#: Support staff: read players, rounds, sessions, protection; protect; revoke sessions.
+WITH_SUPPORT = (ADMIN, SUPPORT)
+#: Auditors: the ledger, its export and checkpoints, reports.
+WITH_AUDITOR = (ADMIN, AUDITOR)
+#: Rounds are read by support and auditors alike.
+EVERY_SCOPE = SCOPES
 
 # Visible ASCII only: anything else cannot be a token we issued, and refusing it here keeps
 # odd bytes away from hashing and constant-time comparison.
@@ -54,6 +70,12 @@ def authenticate_request() -> Principal:
     token = _bearer_token()
     operator_tokens = current_app.config.get("CASINO_OPERATOR_TOKENS", [])
     platform_tokens = current_app.config.get("CASINO_PLATFORM_TOKENS", [])
+    configured = service_auth.is_configured_operator(
+        token, operator_tokens
+    ) or service_auth.is_configured_operator(token, platform_tokens)
+    if not configured:
+        # Before the database: a blocked address's guesses cost no lookup.
+        throttling.refuse_blocked_client(token)
     # A money-moving request's key is looked up with the token, in one round trip.
     key = request_key() if request.method == "POST" else None
     try:
@@ -74,6 +96,8 @@ def authenticate_request() -> Principal:
             raise Unauthenticated("The game session has expired.", code="session_expired") from None
         # One code for every failed authentication: no hint about which part was wrong.
         raise Unauthenticated("The bearer token is not valid.") from None
+    if not configured:
+        throttling.remember_valid(token)
     g.principal = principal
     return principal
 
@@ -85,8 +109,15 @@ def current_principal() -> Principal:
     return cast(Principal, principal)
 
 
-def requires(*roles: Role) -> Callable[[F], F]:
-    """Authenticate the caller before anything else (body validation included)."""
+def requires(*roles: Role, scopes: tuple[str, ...] = ADMIN_ONLY) -> Callable[[F], F]:
+    """Authenticate the caller before anything else (body validation included).
+
+    ``scopes``: the operator scopes the operation takes, when operators may call it (admin
+    always); declared in the spec as ``x-scopes`` (empty for player-only operations).
+    """
+    if ADMIN not in scopes or not set(scopes) <= set(SCOPES):
+        raise ValueError(f"scopes must include admin and name only {SCOPES}: {scopes}")
+    allowed = tuple(scope for scope in SCOPES if scope in scopes)
 
     def decorator(func: F) -> F:
         @wraps(func)
@@ -94,16 +125,25 @@ def requires(*roles: Role) -> Callable[[F], F]:
             principal = authenticate_request()
             if roles and principal.role not in roles:
                 raise Forbidden(f"This operation is for {' or '.join(roles)}s only.")
+            if principal.role == OPERATOR and principal.scope not in allowed:
+                raise Forbidden(
+                    f"This operation needs an operator token of scope {' or '.join(allowed)}.",
+                    code="insufficient_scope",
+                )
             return func(*args, **kwargs)
 
-        statuses = (401, 403) if roles and len(set(roles)) < 2 else (401,)
+        operators = OPERATOR in roles
+        declared = list(allowed) if operators else []
+        # 403: a token of another role, or an operator token of another scope.
+        narrowed = operators and len(allowed) < len(SCOPES)
+        statuses = (401, 403) if (roles and len(set(roles)) < 2) or narrowed else (401,)
         # 429: an address that failed authentication too often; 503: the token lookup
         # needs the database.
         add_doc(
             wrapper,
             security=[{SECURITY_SCHEME: []}],
             responses=error_responses(*statuses, 429, 503),
-            **{ROLES_EXTENSION: list(roles)},
+            **{ROLES_EXTENSION: list(roles), SCOPES_EXTENSION: declared},
         )
         return cast(F, wrapper)
 

@@ -1,7 +1,8 @@
 """Cross-origin access to the API for browser clients on the origins of an allow-list.
 
 ``CASINO_CORS_ORIGINS`` (app config, from the environment) lists exact origins; none by
-default, and then nothing here is installed. flask-cors answers the preflights: an allowed
+default, and then nothing here is installed. Each is matched whole, character for character
+(case aside), never as a pattern. flask-cors answers the preflights: an allowed
 origin gets the methods and request headers the API uses and sees the response headers a
 client needs (a replayed payment, when to retry, where a created game lives); any other
 origin gets no CORS header at all, so the browser keeps the response from its page.
@@ -9,6 +10,8 @@ No credentials mode: the API takes bearer tokens, never cookies.
 """
 
 from __future__ import annotations
+
+import re
 
 from flask import Flask, Response, request
 from flask_cors import CORS
@@ -20,6 +23,14 @@ EXPOSED_HEADERS = ["Idempotent-Replayed", "Retry-After", "Location"]
 PREFLIGHT_MAX_AGE = 600
 
 
+def exact(origin: str) -> re.Pattern[str]:
+    """The one origin, and nothing else. flask-cors reads an origin holding a regex
+    character (``[`` of an IPv6 address, ``.`` ...) as a pattern matched at the start only:
+    ``http://[2001:db8::1]`` would allow ``http://d.attacker.example``, and
+    ``http://[::1]:8080`` would not match itself. A compiled pattern is used as it is."""
+    return re.compile(re.escape(origin) + r"\Z", re.IGNORECASE)
+
+
 def init_app(app: Flask) -> None:
     origins = list(app.config.get("CASINO_CORS_ORIGINS") or [])
     if not origins:
@@ -27,7 +38,7 @@ def init_app(app: Flask) -> None:
     CORS(
         app,
         resources={API_PATHS: {}},
-        origins=origins,
+        origins=[exact(origin) for origin in origins],
         methods=METHODS,
         allow_headers=ALLOWED_HEADERS,
         expose_headers=EXPOSED_HEADERS,

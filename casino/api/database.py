@@ -7,6 +7,7 @@ from typing import Any, TypeVar
 
 from flask import Flask, current_app, g
 
+from casino.store import stall_guard
 from casino.store.database import Database
 from casino.store.errors import DBAPIError
 from casino.store.session import DatabaseTimeouts
@@ -87,11 +88,16 @@ def retry_on_disconnect(first_step: Callable[[], T], reset: Callable[[], None] |
     transaction yet, so the step simply runs again on a fresh connection; a second failure
     reaches the error handlers (503). ``reset`` discards the failed state before the retry
     (by default the request's unit of work).
+
+    A connection the stall guard cut (the network to the server went silent) is not
+    retried: a fresh one would wait out its connect timeout on the same silent network,
+    so the request answers 503 at once.
     """
+    stall_guard.clear_cut()
     try:
         return first_step()
     except DBAPIError as error:
-        if not error.connection_invalidated:
+        if not error.connection_invalidated or stall_guard.cut_in_this_thread():
             raise
     (reset or close_request_uow)()
     return first_step()

@@ -3,7 +3,9 @@
 Every problem document has ``type``, ``title``, ``status``, ``detail`` and a stable ``code``;
 validation failures add per-field ``errors``; domain errors add their ``extra`` members (for
 example ``round_id`` of the round in progress). Nothing unexpected leaks: a 500 says only
-that something went wrong, and the traceback goes to the log.
+that something went wrong, and the traceback goes to the log. ``title`` and ``detail`` are in
+the language ``Accept-Language`` asks for (casino/api/problem_texts.py), said in
+``Content-Language``.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from flask import Flask, current_app, json
 from flask.wrappers import Response
 from werkzeug.exceptions import HTTPException, default_exceptions
 
+from casino.api.language import request_language
+from casino.api.problem_texts import title_and_detail
 from casino.engine import errors as engine_errors
 from casino.service import errors as service_errors
 from casino.store import errors as db_errors
@@ -132,6 +136,11 @@ _RAISED_CODES = (
     "invalid_ttl",
     "session_expired",
     "session_not_found",
+    "invalid_language",
+    "session_table_mismatch",
+    # service: operator token scopes
+    "insufficient_scope",
+    "invalid_scope",
     "invalid_idempotency_key",
     "idempotency_key_reused",
     "request_in_progress",
@@ -224,9 +233,10 @@ def problem(
     extra: Mapping[str, Any] | None = None,
     headers: Mapping[str, str] | None = None,
 ) -> Response:
+    title, detail = title_and_detail(request_language(), status, code, detail, extra or {})
     body: dict[str, Any] = {
         "type": PROBLEM_TYPE_PREFIX + code,
-        "title": HTTPStatus(status).phrase,
+        "title": title,
         "status": status,
         "detail": detail,
         "code": code,

@@ -87,6 +87,28 @@ def Text(max_length: int, **kwargs: Any) -> ma.fields.String:
     )
 
 
+# No control character (C0, DEL, C1) anywhere, no white space at either end ("abc " and
+# "abc" would be two players). \s is spelled out with \ufeff, which ECMA-262's \s holds
+# and Python's does not; the other characters the two read differently are controls.
+_NOT_CONTROL = r"\x00-\x1f\x7f-\x9f"
+_EDGE = r"[^\s\ufeff" + _NOT_CONTROL + "]"
+EXTERNAL_REF_PATTERN = rf"^{_EDGE}(?:[^{_NOT_CONTROL}]*{_EDGE})?$"
+
+
+def ExternalRef(max_length: int, **kwargs: Any) -> ma.fields.String:
+    """An operator's id for a player: printable, no white space at either end."""
+    return ma.fields.String(
+        validate=[
+            validate.Length(min=1, max=max_length),
+            Pattern(
+                EXTERNAL_REF_PATTERN,
+                error="Must not contain control characters nor start or end with white space.",
+            ),
+        ],
+        **kwargs,
+    )
+
+
 TABLE_ID_PATTERN = r"^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$"
 
 

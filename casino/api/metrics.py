@@ -54,6 +54,7 @@ from prometheus_client.registry import Collector
 from casino.api.auth import OPERATOR, PLATFORM, authenticate_request
 from casino.api.database import request_uow
 from casino.api.resources._uow import read
+from casino.service.auth import ADMIN
 from casino.service.errors import Forbidden
 from casino.service.reports import open_rounds
 from casino.store.errors import SQLAlchemyError
@@ -194,6 +195,9 @@ def metrics() -> Response:
         principal = authenticate_request()
         if principal.role not in (OPERATOR, PLATFORM):
             raise Forbidden("Metrics are for operators only.")
+        if principal.role == OPERATOR and principal.scope != ADMIN:
+            # Scrapers read metrics from an allowed address (CASINO_METRICS_ALLOW) instead.
+            raise Forbidden("Metrics need an admin operator token.", code="insufficient_scope")
         every_operator = principal.role == PLATFORM
     if every_operator:
         request_uow().all_operators()

@@ -1,7 +1,8 @@
 """Per request: a request id, the request metrics, and one JSON log line.
 
 The request id is the client's ``X-Request-Id`` when it is sane (1-128 characters of
-``A-Z a-z 0-9 . _ : / + = @ -``, not looking like a token), else a new one (32 hex digits:
+``A-Z a-z 0-9 . _ : / + = @ -``, not looking like a token of any kind: see ``_secret``),
+else a new one (32 hex digits:
 a random prefix per process and a counter); it is returned in the response's
 ``X-Request-Id``. The log line goes to the ``casino.requests`` logger (stderr, which
 gunicorn sends to its error log) as one JSON object:
@@ -36,11 +37,14 @@ from flask.wrappers import Request, Response
 
 from casino.api import metrics
 from casino.api.errors import PROBLEM_MIMETYPE
+from casino.service.auth import SECRET_PREFIXES
 
 REQUEST_ID_HEADER = "X-Request-Id"
 LOGGER_NAME = "casino.requests"
 _SANE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/+=@-]{0,127}")
-_TOKEN_PREFIXES = ("pl_", "op_")
+# A secret shorter than this inside an id would match by chance (configured tokens of
+# development and tests can be short; production ones are at least 32 characters).
+_MIN_SECRET = 8
 _METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 _CONVERTER = re.compile(r"<(?:[^:<>]+:)?([^<>]+)>")
 _STARTED = "_casino_started"
@@ -110,11 +114,24 @@ def _request_id(req: Request) -> str:
 
 
 def _secret(req: Request, value: str) -> bool:
-    """Something a client should not have put there: one of our tokens, or its own."""
-    return (
-        value.startswith(_TOKEN_PREFIXES)
-        or value in req.headers.get("Authorization", "")
-        or value in current_app.config.get("CASINO_OPERATOR_TOKENS", ())
+    """Something a client should not have put there: anything shaped like one of our
+    secrets (operator, player, game session, launch code, free-play game: any case), the
+    request's own bearer token, or one of the configured operator tokens (with or without
+    its ``scope:``)."""
+    folded = value.lower()
+    if any(prefix in folded for prefix in SECRET_PREFIXES):
+        return True
+    secrets = [req.headers.get("Authorization", "").strip().partition(" ")[2].strip()]
+    secrets += current_app.config.get("CASINO_OPERATOR_TOKENS", ())
+    return any(_overlap(value, secret) for secret in secrets if secret)
+
+
+def _overlap(value: str, secret: str) -> bool:
+    """Either holds the other (a piece shorter than ``_MIN_SECRET`` is no secret's)."""
+    if value == secret:
+        return True
+    return (len(value) >= _MIN_SECRET and value in secret) or (
+        len(secret) >= _MIN_SECRET and secret in value
     )
 
 

@@ -4,7 +4,7 @@ The spec is OpenAPI 3.0.3, which every client generator reads fully (3.1 support
 uneven among them). Its quirks are handled here: a nullable nested object is
 ``allOf: [{$ref}]`` + ``nullable: true`` (apispec writes an ``anyOf`` with an untyped object
 that generators turn into a plain dict), response headers are components, and every
-operation's roles are machine-readable (``x-roles``).
+operation's roles and operator scopes are machine-readable (``x-roles``, ``x-scopes``).
 """
 
 from __future__ import annotations
@@ -29,6 +29,9 @@ F = TypeVar("F", bound=Callable[..., Any])
 SECURITY_SCHEME = "bearerAuth"
 #: Operation extension listing the roles whose tokens it accepts ("operator", "player").
 ROLES_EXTENSION = "x-roles"
+#: Operation extension listing the operator scopes whose tokens it accepts ("admin",
+#: "support", "auditor"; empty when operators may not call it).
+SCOPES_EXTENSION = "x-scopes"
 #: Operation extension listing the problem ``code``s the operation itself can answer.
 PROBLEM_CODES_EXTENSION = "x-problem-codes"
 #: Codes any operation may answer, named once in the introduction rather than on each.
@@ -37,6 +40,7 @@ GENERIC_PROBLEM_CODES = (
     "session_expired",
     "forbidden",
     "operator_inactive",
+    "insufficient_scope",
     "rate_limited",
     "service_unavailable",
     "malformed_json",
@@ -58,7 +62,14 @@ operator's ids answer 404 too. The *platform* (tokens of `CASINO_PLATFORM_TOKENS
 (`/operators`) and nothing else. Each operation lists the roles that may call it in
 `x-roles`; a valid token of another role gets 403, and any token of an operator the
 platform deactivated gets 403 `operator_inactive`. Operations without `security` (health,
-readiness, free play) need no token.
+readiness, free play, the launch code exchange) need no token.
+
+**Operator scopes.** An operator token has a scope: `admin` (everything operators may do),
+`support` (read players, rounds, game sessions and protection; set protection, suspend,
+close, revoke game sessions; no money) or `auditor` (read the ledger, its export and
+checkpoints, reports and rounds; nothing else). Each operation lists the scopes it takes in
+`x-scopes` (and says so in its description); a token of another scope gets 403
+`insufficient_scope`.
 
 **Money** is integer minor units (cents for EUR): amounts in requests are 1 to 10^12 (a tie
 bet may be 0), never a float, a string or a boolean. Currencies are ISO 4217 codes.
@@ -77,11 +88,20 @@ of `Problem.code`): 422 `validation_failed` carries per-field `errors`; 409
 body that is not a JSON object (or not valid JSON); 413 a body over 1 MiB; 415 a body that is
 not `application/json`.
 
+**Languages.** Texts for people follow `Accept-Language` (q-values honoured) among English
+(`en`, the default), Portuguese (`pt`), Dutch (`nl`), Catalan (`ca`), Italian (`it`) and Greek
+(`el`): a problem's `title` and `detail`, a statement's `title` and `summary`, a reality
+check's `message`. Such an answer names its language in `Content-Language`. In English a
+problem's `detail` is the service's own (figures in minor units, for integrators); in the
+others it is a sentence for the player, amounts written the language's way. Codes, field
+names and enum values never change with the language.
+
 **Problem codes per operation.** An operation's `x-problem-codes` (repeated at the end of
 its description) lists the codes that operation itself answers: validation, its refusals and
 its idempotency codes. Besides those, any operation may answer the generic ones:
 `unauthenticated` and `session_expired` (401), `forbidden` (403, a token of the wrong role),
 `operator_inactive` (403, a token of a deactivated operator),
+`insufficient_scope` (403, an operator token of another scope),
 `rate_limited` (429), `service_unavailable` (503), `malformed_json` (400),
 `payload_too_large` (413), `unsupported_media_type` (415) and `request_timeout` (408, a body
 sent too slowly).
@@ -96,12 +116,21 @@ raised or removed. A round or deposit that would exceed one is 409 `limit_exceed
 suspended or closed account starts no round and takes no deposit (403 `self_excluded`,
 `cooling_off`, `account_suspended`, `account_closed`); a session past its limit is 403
 `session_time_limit`. Withdrawals, recall, statements and finishing a round awaiting a
-decision stay allowed. A reality check that is due is in `reality_check` of every bet,
-decision and (the player's) recall answer until acknowledged. A game session's token may
-lower limits but not raise or remove one (403 `forbidden`).
+decision by surrendering stay allowed; going to war, a new wager, is refused like a round
+(except at a table without surrender). A reality check that is due is in `reality_check` of
+every bet, decision and (the player's) recall answer until acknowledged. A game session's
+token may lower limits but not raise or remove one (403 `forbidden`), and bets only at the
+table it was launched for (403 `session_table_mismatch`).
 
-**Rate limits.** Too many failed authentications from one address, and free play beyond its
-per-address limits, answer 429 `rate_limited` with `Retry-After` (seconds). 503
+**Game sessions.** An operator launches the game client for a player
+(`createGameSession`): its `launch_url` carries a one-time launch code (valid 120 s), never a
+token; the client exchanges it once (`exchangeLaunchCode`, no token needed) for the
+session's token. Sessions are listed and revoked per player, one by one, or by their holder
+(`DELETE /sessions/current`).
+
+**Rate limits.** Too many failed authentications (or launch codes) from one address, and free
+play beyond its per-address limits, answer 429 `rate_limited` with `Retry-After` (seconds);
+an address over its failed authentication limit is refused before its token is looked up. 503
 `service_unavailable` (database unavailable) also carries `Retry-After`.
 """
 
@@ -239,6 +268,21 @@ def problem_codes(*codes: str) -> dict[str, list[str]]:
     return {PROBLEM_CODES_EXTENSION: list(codes)}
 
 
+class ScopesPlugin(BasePlugin):
+    """Says an operation's ``x-scopes`` in its description (before its problem codes)."""
+
+    def operation_helper(
+        self, path: str | None = None, operations: dict[str, Any] | None = None, **_: Any
+    ) -> None:
+        for operation in (operations or {}).values():
+            scopes = operation.get(SCOPES_EXTENSION) if isinstance(operation, dict) else None
+            if not scopes:
+                continue
+            sentence = "Operator token scopes: " + ", ".join(f"`{s}`" for s in scopes) + "."
+            text = operation.get("description", "").rstrip()
+            operation["description"] = f"{text}\n\n{sentence}" if text else sentence
+
+
 class ProblemCodesPlugin(BasePlugin):
     """Repeats an operation's ``x-problem-codes`` in its description, where people read."""
 
@@ -286,7 +330,7 @@ class CasinoApi(Api):
         spec_kwargs = {
             "marshmallow_plugin": CasinoMarshmallowPlugin(),
             "info": {"description": INTRODUCTION},
-            "extra_plugins": [ProblemCodesPlugin()],
+            "extra_plugins": [ScopesPlugin(), ProblemCodesPlugin()],
             **(kwargs.pop("spec_kwargs", None) or {}),
         }
         super().__init__(app, spec_kwargs=spec_kwargs, **kwargs)
@@ -318,10 +362,11 @@ def register_security(api: Api) -> None:
             "type": "http",
             "scheme": "bearer",
             "description": (
-                "Operator tokens (CASINO_OPERATOR_TOKENS or `casino create-operator-token`) "
+                "Operator tokens (CASINO_OPERATOR_TOKENS or `casino create-operator-token`; "
+                "each of a scope, admin, support or auditor: see x-scopes) "
                 "or the player token returned once by POST /players, "
-                "or a game session's token (POST /players/{id}/sessions: the player's own "
-                "routes only, until it expires)."
+                "or a game session's token (POST /sessions/exchange with a launch code: the "
+                "player's own routes only, until it expires or is revoked)."
             ),
         },
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 
@@ -12,6 +13,7 @@ from casino.api.fields import (
     MAX_AMOUNT,
     Amount,
     Currency,
+    ExternalRef,
     Pattern,
     StrictBoolean,
     StrictInteger,
@@ -20,6 +22,8 @@ from casino.api.fields import (
     Uuid,
     UUIDString,
 )
+from casino.api.language import request_language
+from casino.api.localized import reality_check_message
 from casino.engine.cards import MAX_DECKS, MIN_DECKS
 from casino.engine.casino_war import BetOutcome, Decision
 from casino.service.views import DECIDED_BY, ROUND_STATUSES, TRANSACTION_KINDS, RoundView
@@ -70,7 +74,14 @@ class PageQuerySchema(RequestSchema):
 
 
 class PlayerCreateSchema(RequestSchema):
-    external_ref = Text(200, required=True, metadata={"description": "Your id for the player"})
+    external_ref = ExternalRef(
+        200,
+        required=True,
+        metadata={
+            "description": "Your id for the player: no control characters, no white space "
+            "at either end (compared exactly, case included)"
+        },
+    )
     display_name = Text(100, load_default=None, allow_none=True)
 
 
@@ -98,6 +109,9 @@ class PlayerTokenSchema(ResponseSchema):
     id = Uuid(metadata={"description": "The player's id"})
     token = ma.fields.String(
         metadata={"description": "The new bearer token. Shown once; the old one no longer works."}
+    )
+    sessions_revoked = ma.fields.Integer(
+        metadata={"description": "Game sessions ended with it (revoke_sessions), else 0"}
     )
 
 
@@ -368,6 +382,16 @@ class RealityCheckSchema(ResponseSchema):
     minutes_played = ma.fields.Integer()
     interval_minutes = ma.fields.Integer()
     acknowledge = ma.fields.String(metadata={"description": "Path to POST once shown"})
+    message = ma.fields.String(
+        metadata={
+            "description": "The check in words for the player, in the language "
+            "Accept-Language asks for (Content-Language says which); times in UTC"
+        }
+    )
+
+    @ma.pre_dump
+    def _with_message(self, check: Mapping[str, Any], **_: Any) -> dict[str, Any]:
+        return {**check, "message": reality_check_message(request_language(), check)}
 
 
 class RoundSchema(ResponseSchema):
@@ -485,5 +509,6 @@ def round_body(view: RoundView) -> dict[str, Any]:
             "minutes_played": int(check["minutes_played"]),
             "interval_minutes": int(check["interval_minutes"]),
             "acknowledge": str(check["acknowledge"]),
+            "message": reality_check_message(request_language(), check),
         },
     }

@@ -59,7 +59,10 @@ class PublicKeySchema(ResponseSchema):
     pem = ma.fields.String(metadata={"description": "SubjectPublicKeyInfo PEM"})
     trusted = ma.fields.List(
         ma.fields.Dict(),
-        metadata={"description": "Every key checkpoints may be signed with: key_id, public_key"},
+        metadata={
+            "description": "Every key checkpoints may be signed with: key_id, public_key, and "
+            "for a retired key first and last, the checkpoints it may have signed"
+        },
     )
 
 

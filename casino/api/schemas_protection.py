@@ -3,6 +3,7 @@ session and reality checks, statements, currencies, player lookup."""
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from datetime import UTC
 from typing import Any
 
@@ -10,6 +11,8 @@ import marshmallow as ma
 from marshmallow import validate
 
 from casino.api.fields import MAX_AMOUNT, Currency, StrictInteger, Text, Uuid
+from casino.api.language import request_language
+from casino.api.localized import statement_summary, statement_title
 from casino.api.schemas import (
     Choice,
     PlayerSchema,
@@ -238,13 +241,28 @@ class StatementLineSchema(ResponseSchema):
     won = ma.fields.Integer(metadata={"description": "Paid back by rounds, stakes included"})
     net = ma.fields.Integer(metadata={"description": "won - wagered"})
     rounds = ma.fields.Integer(metadata={"description": "Rounds started"})
+    summary = ma.fields.String(
+        metadata={"description": "The line in words, amounts formatted (Accept-Language)"}
+    )
+
+    @ma.pre_dump
+    def _with_summary(self, line: Any, **_: Any) -> dict[str, Any]:
+        return {**asdict(line), "summary": statement_summary(request_language(), line)}
 
 
 class StatementSchema(ResponseSchema):
     player_id = Uuid()
     start = ma.fields.DateTime(data_key="from")
     end = ma.fields.DateTime(data_key="to")
+    title = ma.fields.String(
+        metadata={"description": "The statement's span in words (Accept-Language; UTC)"}
+    )
     currencies = ma.fields.List(ma.fields.Nested(StatementLineSchema))
+
+    @ma.pre_dump
+    def _with_title(self, view: Any, **_: Any) -> dict[str, Any]:
+        title = statement_title(request_language(), view.start, view.end)
+        return {**vars(view), "title": title}
 
 
 # ---------------------------------------------------------------- players and currencies

@@ -5,13 +5,19 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import validate
 
-from casino.api.fields import StrictInteger, TableId, Uuid
+from casino.api.fields import Pattern, StrictBoolean, StrictInteger, TableId, Uuid
 from casino.api.schemas import RequestSchema, ResponseSchema
-from casino.service.game_sessions import MAX_TTL_SECONDS, MIN_TTL_SECONDS
+from casino.service.game_sessions import (
+    LANGUAGES,
+    LAUNCH_CODE_SECONDS,
+    MAX_TTL_SECONDS,
+    MIN_TTL_SECONDS,
+)
 
 
 class GameSessionCreateSchema(RequestSchema):
-    """``table_id``: the table the client opens (it goes into ``launch_url``)."""
+    """``table_id``: the table the client opens (it goes into ``launch_url``, and the
+    session bets there only); ``language``: the client's (``lang`` in ``launch_url``)."""
 
     table_id = TableId(load_default=None, allow_none=True)
     ttl_seconds = StrictInteger(
@@ -23,25 +29,82 @@ class GameSessionCreateSchema(RequestSchema):
             "(default 8 hours)"
         },
     )
+    language = ma.fields.String(
+        load_default=None,
+        allow_none=True,
+        validate=validate.OneOf(LANGUAGES),
+        metadata={
+            "description": "The game client's language (default: the browser's)",
+            "example": "en",
+        },
+    )
 
 
 class GameSessionSchema(ResponseSchema):
     id = Uuid()
     player_id = Uuid()
     table_id = ma.fields.String(allow_none=True)
+    language = ma.fields.String(allow_none=True, validate=validate.OneOf(LANGUAGES))
     expires_at = ma.fields.DateTime()
 
 
+class GameSessionListItemSchema(GameSessionSchema):
+    created_at = ma.fields.DateTime()
+    exchanged_at = ma.fields.DateTime(
+        allow_none=True,
+        metadata={"description": "When the client exchanged the launch code (null: not yet)"},
+    )
+
+
+class GameSessionListSchema(ResponseSchema):
+    items = ma.fields.List(
+        ma.fields.Nested(GameSessionListItemSchema),
+        metadata={"description": "The player's live sessions (neither revoked nor expired)"},
+    )
+
+
+class SessionsRevokedSchema(ResponseSchema):
+    revoked = ma.fields.Integer(metadata={"description": "How many live sessions were ended"})
+
+
 class GameSessionCreatedSchema(GameSessionSchema):
+    launch_url = ma.fields.String(
+        metadata={
+            "description": "Path of the game client with the one-time launch code in the "
+            "fragment (/play/?table=<table_id>&lang=<language>#code=<code>): prefix it with "
+            "this service's origin and open it at once"
+        }
+    )
+    launch_code = ma.fields.String(
+        metadata={
+            "description": "The one-time code in launch_url (POST /sessions/exchange), for "
+            f"a client of your own. Shown once; valid {LAUNCH_CODE_SECONDS} s; only its "
+            "hash is kept."
+        }
+    )
+    launch_code_expires_at = ma.fields.DateTime()
+
+
+class LaunchCodeSchema(RequestSchema):
+    code = ma.fields.String(
+        required=True,
+        validate=Pattern(r"^[\x21-\x7e]{1,512}$", error="Not a launch code."),
+        metadata={"description": "The code from the launch URL's fragment (#code=...)"},
+    )
+
+
+class ExchangedSessionSchema(GameSessionSchema):
+    session_id = Uuid(metadata={"description": "The game session (same as id)"})
     token = ma.fields.String(
         metadata={
             "description": "The session's bearer token: the player's routes only, until "
             "expires_at. Shown once; only its hash is kept."
         }
     )
-    launch_url = ma.fields.String(
-        metadata={
-            "description": "Path of the game client with the token in the fragment "
-            "(/play/?table=<table_id>#token=<token>): prefix it with this service's origin"
-        }
+
+
+class ReissueTokenSchema(RequestSchema):
+    revoke_sessions = StrictBoolean(
+        load_default=False,
+        metadata={"description": "Also end every live game session of the player"},
     )

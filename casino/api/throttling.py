@@ -1,9 +1,16 @@
 """Per-address request counters: failed authentications everywhere, free play's own limits.
 
-Failed authentications: each refused token counts against the client address; past
-``AUTH_FAILURE_LIMIT`` the refusals are 429 instead of 401. A valid token is never refused
-for what others did from the same address. The address is the peer's, or the one a trusted
-proxy put in X-Forwarded-For when ``CASINO_PROXY_FIX_X_FOR`` says how many proxies there are.
+Failed authentications: each refused token (or launch code) counts against the client
+address; past ``AUTH_FAILURE_LIMIT`` the address is refused with 429 before its token costs
+a database lookup (``refuse_blocked_client``, called by authentication: the one counter read
+per request). A configured operator token is checked without the database and always
+served. A stored token that authenticated recently still goes through a blocked address, so
+a player already playing behind the guesser's address (a shared NAT, a proxy) is not locked
+out: the worker that served it remembers it for ``KNOWN_GOOD_SECONDS``, and once the
+address has failures in its window every worker does (its digest is noted in the counter
+store, a write paid only by addresses with failures). Any other token from a blocked
+address waits until the window ends. The address is the peer's, or the one a trusted proxy
+put in X-Forwarded-For when ``CASINO_PROXY_FIX_X_FOR`` says how many proxies there are.
 
 Built on ``limits`` (fixed windows, counters in ``RATELIMIT_STORAGE_URI``: ``memory://`` per
 process by default, ``redis://...`` to share them across workers and instances; production
@@ -17,13 +24,16 @@ A counter store that is down must not take the API down: counting falls back to 
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import math
+import threading
 import time
+from collections import OrderedDict
 from functools import lru_cache
 
-from flask import Flask, Response, current_app, request
-from limits import RateLimitItem, parse_many
+from flask import Flask, Response, current_app, g, request
+from limits import RateLimitItem, RateLimitItemPerHour, parse_many
 from limits.storage import MemoryStorage, storage_from_string
 from limits.strategies import FixedWindowRateLimiter
 
@@ -74,6 +84,17 @@ class Throttle:
         """Whether one more would stay within the limit, counting nothing."""
         return bool(self._call("test", item, scope, key))
 
+    def remaining(self, item: RateLimitItem, scope: str, key: str) -> int:
+        """How many more ``key`` may have in the current window (0: over the limit): one
+        read of the store (the window's statistics would cost a second, for its expiry)."""
+        counter = item.key_for(scope, key)
+        try:
+            used = self._primary.storage.get(counter)
+        except Exception:  # the store is unreachable: count in this process meanwhile
+            log.warning("rate limit store unavailable; counting in memory")
+            used = self._fallback.storage.get(counter)
+        return max(0, item.amount - int(used))
+
     def retry_after(self, item: RateLimitItem, scope: str, key: str) -> int:
         stats = self._call("get_window_stats", item, scope, key)
         reset = float(getattr(stats, "reset_time", time.time() + item.get_expiry()))
@@ -98,6 +119,90 @@ def client_address() -> str:
 def current_throttle() -> Throttle | None:
     throttle = current_app.extensions.get(EXTENSION_KEY)
     return throttle if isinstance(throttle, Throttle) and throttle.enabled else None
+
+
+#: How long a token seen valid by this process passes a blocked address's check.
+KNOWN_GOOD_SECONDS = 3600.0
+#: Tokens remembered per process (the oldest are forgotten first).
+KNOWN_GOOD_MAX = 10_000
+
+
+class _KnownGood:
+    """Digests of tokens that authenticated in this process recently (never the tokens)."""
+
+    def __init__(self) -> None:
+        self._seen: OrderedDict[bytes, float] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def _digest(token: str) -> bytes:
+        return hashlib.sha256(token.encode("utf-8")).digest()
+
+    def add(self, token: str) -> None:
+        digest, now = self._digest(token), time.monotonic()
+        with self._lock:
+            self._seen[digest] = now
+            self._seen.move_to_end(digest)
+            while len(self._seen) > KNOWN_GOOD_MAX:
+                self._seen.popitem(last=False)
+
+    def __contains__(self, token: str) -> bool:
+        seen = self._seen.get(self._digest(token))
+        return seen is not None and time.monotonic() - seen < KNOWN_GOOD_SECONDS
+
+
+_known_good = _KnownGood()
+
+
+#: Tokens seen valid from an address with failures, shared by the workers (counter store).
+KNOWN_SCOPE = "auth-known"
+_KNOWN = RateLimitItemPerHour(1_000_000_000)
+#: Set on ``g`` when the caller's address has failures in its window.
+_SUSPECT = "_casino_address_has_failures"
+
+
+def _known_key(address: str, token: str) -> str:
+    return f"{address}/{hashlib.sha256(token.encode('utf-8')).hexdigest()[:32]}"
+
+
+def remember_valid(token: str) -> None:
+    """``token`` authenticated: a block of its address does not refuse it later (in this
+    process; in every worker when its address has failures already)."""
+    throttle = current_throttle()
+    if throttle is None:
+        return
+    _known_good.add(token)
+    if g.get(_SUSPECT):
+        throttle.hit(_KNOWN, KNOWN_SCOPE, _known_key(client_address(), token))
+
+
+def _known(throttle: Throttle, address: str, token: str | None) -> bool:
+    if token is None:
+        return False
+    if token in _known_good:
+        return True
+    key = _known_key(address, token)
+    return throttle.remaining(_KNOWN, KNOWN_SCOPE, key) < _KNOWN.amount
+
+
+def refuse_blocked_client(token: str | None) -> None:
+    """429 ``rate_limited`` when the client's address is over its failed authentication
+    limit, before any database work; ``token``, if recently valid, is let through."""
+    throttle = current_throttle()
+    if throttle is None:
+        return
+    address = client_address()
+    for item in parse(current_app.config["AUTH_FAILURE_LIMIT"]):
+        remaining = throttle.remaining(item, AUTH_SCOPE, address)
+        if remaining < item.amount:
+            setattr(g, _SUSPECT, True)
+        if remaining <= 0:
+            if _known(throttle, address, token):
+                return
+            raise rate_limited(
+                "Too many failed authentication attempts; retry later.",
+                throttle.retry_after(item, AUTH_SCOPE, address),
+            )
 
 
 def _count_failed_authentication(response: Response) -> Response:

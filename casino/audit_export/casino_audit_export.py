@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Check a casino ledger export offline, with nothing but the Python standard library.
 
-    python3 casino_audit_export.py export.ndjson [--json] [--key PUBLIC_KEY ...] [--jobs N]
+    python3 casino_audit_export.py export.ndjson [--json] [--key PUBLIC_KEY ...]
+        [--pin SEQ:HASH ...] [--pin-file FILE] [--allow-unsealed] [--jobs N]
 
 An export (``casino export`` or ``GET /api/v1/ledger/export``) is a file of JSON lines; the
 format is specified in docs/audit.md of the casino project. This file is all an auditor
@@ -21,11 +22,16 @@ can recompute. It checks:
 5. ``wallet_chains``: each transaction hashes to its link (so no field or posting was edited)
    and each link points at the wallet's previous one, gapless, ending at the wallet's head.
 6. ``checkpoints``: the checkpoints chain one to the next, are signed (Ed25519, verified here
-   in pure Python per RFC 8032) by a trusted key over their recomputed hash, and each one's
-   Merkle root (RFC 6962) and count are those of the exported transactions it sealed; the
-   shared accounts' balances it records are what its transactions moved.
-7. ``in_play``: the money held in play is exactly the antes of the rounds awaiting a decision.
-8. ``rounds``: every round whose server seed is revealed is re-dealt from its seeds (the
+   in pure Python per RFC 8032) by a key trusted for their number over their recomputed
+   hash, and each one's Merkle root (RFC 6962) and count are those of the exported
+   transactions it sealed; the shared accounts' balances it records are what its
+   transactions moved.
+7. ``sealed``: every transaction is covered by a signed checkpoint; the ones after the last
+   checkpoint are counted, and fail the check unless ``--allow-unsealed`` accepts them.
+8. ``pinned``: every checkpoint pinned with ``--pin SEQ:HASH`` or ``--pin-file`` is in the
+   export with that hash.
+9. ``in_play``: the money held in play is exactly the antes of the rounds awaiting a decision.
+10. ``rounds``: every round whose server seed is revealed is re-dealt from its seeds (the
    algorithm of docs/fairness.md, implemented below) and must show the same cards; every
    round's payouts and net are recomputed from its cards and the table rules it was played
    under; its transactions must take its stakes and pay its payouts back.
@@ -35,9 +41,12 @@ payouts are still recomputed from the cards they show. Exit status: 0 when every
 holds, 1 when any fails, 2 when the file cannot be read or the command line is wrong.
 ``--json`` prints the summary as JSON.
 
-Pin the casino's public keys with ``--key`` (obtained from the casino, not from the export):
-without them the checkpoints are checked against the keys the export itself names, which
-shows only that the export is consistent with itself.
+Pin the casino's public keys with ``--key`` (obtained from the casino, not from the export;
+``KEY@FIRST-LAST`` for a retired key): without them the checkpoints are checked against the
+keys the export itself names, which shows only that the export is consistent with itself.
+An export whose last checkpoints were left out reads as one made before them, with more
+transactions unsealed: pin the latest checkpoint you know (``--pin``, or the saved list of
+``--pin-file``), and leave ``--allow-unsealed`` out unless you expect unsealed ones.
 
 ``--jobs N`` lets N worker processes do the half of the work each line allows by itself
 (parsing, hashing, re-dealing, recomputing payouts) while this process does the rest in
@@ -236,6 +245,37 @@ def key_id_of(public_key: bytes) -> str:
 
 
 _SPKI_ED25519 = bytes.fromhex("302a300506032b6570032100")  # DER prefix of an Ed25519 key
+
+
+class Trusted(NamedTuple):
+    """A public key trusted for checkpoints ``first`` to ``last`` (None: unbounded): a
+    retired key is trusted only for the checkpoints it signed while it was in use."""
+
+    key: bytes
+    first: int | None = None
+    last: int | None = None
+
+    def covers(self, seq: int) -> bool:
+        return (self.first is None or seq >= self.first) and (self.last is None or seq <= self.last)
+
+    def span(self) -> str:
+        if self.first is None and self.last is None:
+            return "any checkpoint"
+        return f"checkpoints {self.first or 1} to {'the last' if self.last is None else self.last}"
+
+
+def split_range(text: str) -> tuple[str, int | None, int | None]:
+    """``KEY@FIRST-LAST`` or ``KEY@FIRST-`` -> (KEY, FIRST, LAST); a bare KEY has no range."""
+    key, at, bounds = text.strip().rpartition("@")
+    if not at:
+        return text.strip(), None, None
+    first_text, dash, last_text = bounds.strip().partition("-")
+    if not dash or not first_text.isdigit() or not (last_text == "" or last_text.isdigit()):
+        raise ValueError(f"a key's range is FIRST-LAST or FIRST-, not {bounds!r}")
+    first, last = int(first_text), int(last_text) if last_text else None
+    if first < 1 or (last is not None and last < first):
+        raise ValueError(f"an empty range of checkpoints: {bounds!r}")
+    return key, first, last
 
 
 def parse_public_key(text: str) -> bytes:
@@ -743,6 +783,8 @@ CHECKS = (
     "running_balances",
     "wallet_chains",
     "checkpoints",
+    "sealed",
+    "pinned",
     "in_play",
     "rounds",
 )
@@ -849,11 +891,28 @@ class Seed:
 
 
 class Verifier:
-    def __init__(self, pinned_keys: Sequence[bytes] = ()) -> None:
+    def __init__(
+        self,
+        pinned_keys: Sequence[bytes | Trusted] = (),
+        *,
+        pins: dict[int, str] | None = None,
+        allow_unsealed: bool = False,
+    ) -> None:
         self.check = {name: Check(name) for name in CHECKS}
         self.fmt = self.check["format"]
-        self.pinned = {key_id_of(key): key for key in pinned_keys}
-        self.keys: dict[str, bytes] = dict(self.pinned)
+        self.pinned = [key if isinstance(key, Trusted) else Trusted(key) for key in pinned_keys]
+        # key id -> the ranges each is trusted for (a key may be listed more than once)
+        self.keys: dict[str, list[Trusted]] = {}
+        for trusted in self.pinned:
+            self.keys.setdefault(key_id_of(trusted.key), []).append(trusted)
+        # What the auditor pinned (checkpoint number -> hash), and which of them were seen.
+        self.pins = dict(pins or {})
+        self.pins_seen: dict[int, int] = {}  # seq -> the line that held it
+        self.allow_unsealed = allow_unsealed
+        self.sealed_tx = 0  # transactions (not leaves) sealed by the checkpoints read
+        self.last_checkpoint: int | None = None  # the last checkpoint's number (anchor too)
+        self.anchor_seq: int | None = None
+        self.unsealed = 0  # transactions after the last checkpoint (known at the end)
         self.line = 0
         self.prev = GENESIS
         self.section = -1
@@ -975,10 +1034,13 @@ class Verifier:
             fmt.fail(self.line, "the scope does not match since/until")
         for entry in doc["keys"]:
             raw = bytes.fromhex(entry["public_key"])
+            first, last = entry.get("first"), entry.get("last")
             if len(raw) != 32 or key_id_of(raw) != entry["key_id"]:
                 fmt.fail(self.line, f"key {entry['key_id']} is not the id of its public key")
+            elif not all(bound is None or type(bound) is int for bound in (first, last)):
+                fmt.fail(self.line, f"key {entry['key_id']}: its range is not two numbers")
             elif not self.pinned:
-                self.keys[entry["key_id"]] = raw
+                self.keys.setdefault(entry["key_id"], []).append(Trusted(raw, first, last))
         if not self.partial:
             self.cp_balances = {}
         else:
@@ -1310,17 +1372,39 @@ class Verifier:
         if checkpoint_hash(cp) != cp["hash"]:
             check.fail(self.line, f"checkpoint {cp['seq']} was edited after it was sealed")
             return False
-        key = self.keys.get(cp["key_id"])
-        if key is None:
+        entries = self.keys.get(cp["key_id"])
+        if not entries:
             check.fail(
                 self.line, f"checkpoint {cp['seq']} is signed by an untrusted key {cp['key_id']}"
             )
             return False
+        if not any(entry.covers(cp["seq"]) for entry in entries):
+            spans = ", ".join(entry.span() for entry in entries)
+            check.fail(
+                self.line,
+                f"checkpoint {cp['seq']} is signed by key {cp['key_id']}, trusted only for {spans}",
+            )
+            return False
         message = SIGNATURE_CONTEXT + cp["hash"].encode("ascii")
-        if not ed25519_verify(key, message, bytes.fromhex(cp["signature"])):
+        if not ed25519_verify(entries[0].key, message, bytes.fromhex(cp["signature"])):
             check.fail(self.line, f"checkpoint {cp['seq']} has an invalid signature")
             return False
         return True
+
+    def _pinned(self, cp: dict[str, Any]) -> None:
+        """A checkpoint the auditor pinned (``--pin``, ``--pin-file``) must be the one they
+        saw: the same hash, so the same history up to it."""
+        seq = cp["seq"]
+        pinned = self.pins.get(seq) if type(seq) is int else None
+        if pinned is None:
+            return
+        self.pins_seen[seq] = self.line
+        if cp["hash"] != pinned:
+            self.check["pinned"].fail(
+                self.line,
+                f"checkpoint {seq} has hash {str(cp['hash'])[:16]}..., the pinned one "
+                f"{pinned[:16]}...: the ledger up to it is not the one pinned",
+            )
 
     def _anchor(self, doc: dict[str, Any]) -> None:
         """The checkpoint before a partial export's first one: where its chain continues."""
@@ -1329,6 +1413,8 @@ class Verifier:
             self.check["format"].fail(self.line, "an anchor belongs to a partial export, once")
         self.anchor = True
         self._signed(cp)
+        self._pinned(cp)
+        self.anchor_seq = self.last_checkpoint = cp["seq"]
         self.cp_seq, self.cp_prev = cp["seq"] + 1, cp["hash"]
         self.cp_from, self.cp_total = cp["commit_to"], cp["total_count"]
         self.cp_balances = dict(cp["balances"])
@@ -1337,6 +1423,9 @@ class Verifier:
         check, line = self.check["checkpoints"], self.line
         seq = cp["seq"]
         self._signed(cp)
+        self._pinned(cp)
+        self.last_checkpoint = seq
+        self.sealed_tx += self.batch.size - self.batch_leaves
         if self.cp_from is None:
             # A partial export's first checkpoint, with no anchor before it: it must be the
             # ledger's first, else nothing says where the chain it continues stood.
@@ -1405,6 +1494,7 @@ class Verifier:
             c["format"].fail(None, "no header")
         if not self.trailer_seen:
             c["format"].fail(None, "no trailer: the export is truncated")
+        self._sealing()
         # Unsealed transactions (after the last checkpoint) must come last in their chains.
         if self.batch_leaves:
             c["checkpoints"].fail(None, f"{self.batch_leaves} leaves are sealed by no checkpoint")
@@ -1467,6 +1557,9 @@ class Verifier:
             "until": header.get("until"),
             "keys": {"source": "pinned" if self.pinned else "export", "ids": sorted(self.keys)},
             "counts": dict(sorted(self.counts.items())),
+            "transactions": {"sealed": self.sealed_tx, "unsealed": self.unsealed},
+            "allow_unsealed": self.allow_unsealed,
+            "pins": {str(seq): pinned for seq, pinned in sorted(self.pins.items())},
             "checks": [check.to_dict() for check in c.values()],
             "rounds": {
                 "total": self.round_ids_seen,
@@ -1481,6 +1574,33 @@ class Verifier:
             "seconds": round(elapsed, 3),
             "rounds_per_second": round(self.round_ids_seen / elapsed) if elapsed else None,
         }
+
+    def _sealing(self) -> None:
+        """What no checkpoint seals (read after the last one), and the pins not found.
+
+        An export whose checkpoints were dropped, or that stops at an older checkpoint
+        (everything after it presented as not sealed yet) is consistent in every other
+        way: only the unsealed count, and the pins, tell it from a true one."""
+        self.unsealed = self.batch.size - self.batch_leaves
+        sealed = self.check["sealed"]
+        if self.unsealed and not self.allow_unsealed:
+            sealed.fail(
+                None,
+                f"{self.unsealed} transaction(s) are covered by no signed checkpoint: export "
+                "once the sealer has sealed them (or up to an earlier --until), or accept them "
+                "with --allow-unsealed (an export cut back to an older checkpoint looks the "
+                "same: pin the latest checkpoint you know with --pin)",
+            )
+        for seq in sorted(set(self.pins) - set(self.pins_seen)):
+            if self.anchor_seq is not None and seq < self.anchor_seq:
+                where = f"it lies before this partial export's anchor, checkpoint {self.anchor_seq}"
+            elif self.last_checkpoint is None:
+                where = "the export has no checkpoint at all"
+            else:
+                where = f"the export's checkpoints end at {self.last_checkpoint}"
+            self.check["pinned"].fail(
+                None, f"checkpoint {seq} is pinned but not in the export: {where}"
+            )
 
     def _details(self, links: int) -> None:
         c, n = self.check, self.counts
@@ -1504,6 +1624,16 @@ class Verifier:
         c["checkpoints"].detail = (
             f"{self.cp_count} checkpoints signed by {keys}, chained, their Merkle roots and "
             f"balances recomputed{leaves}"
+        )
+        allowed = " (allowed: --allow-unsealed)" if self.unsealed and self.allow_unsealed else ""
+        c["sealed"].detail = (
+            f"{self.sealed_tx} transactions sealed by signed checkpoints, "
+            f"{self.unsealed} not sealed{allowed}"
+        )
+        c["pinned"].detail = (
+            f"{len(self.pins_seen)} of {len(self.pins)} pinned checkpoints found, as pinned"
+            if self.pins
+            else "no checkpoint pinned (--pin, --pin-file)"
         )
         c["in_play"].detail = (
             "not checkable in a partial export"
@@ -1548,29 +1678,34 @@ def default_jobs() -> int:
 
 def verify(
     export: Iterable[bytes] | BinaryIO,
-    keys: Sequence[bytes] = (),
+    keys: Sequence[bytes | Trusted] = (),
     *,
     jobs: int = 1,
     block_size: int = BLOCK_SIZE,
+    allow_unsealed: bool = False,
+    pins: dict[int, str] | None = None,
 ) -> dict[str, Any]:
     """Check an export; the summary. ``export`` is a binary file, or the export's bytes in
-    pieces (its lines, each with its line feed, or blocks of any size). With ``jobs`` > 1
-    that many worker processes read the lines, about ``block_size`` bytes at a time, where
-    the platform can start processes; the summary is the same either way."""
+    pieces (its lines, each with its line feed, or blocks of any size). ``keys``: the public
+    keys pinned (raw bytes, or ``Trusted`` with a range of checkpoints); none: the export's
+    own. A transaction no checkpoint seals fails the check unless ``allow_unsealed``;
+    ``pins`` (checkpoint number -> hash) must all be in the export, as given. With ``jobs``
+    > 1 that many worker processes read the lines, about ``block_size`` bytes at a time,
+    where the platform can start processes; the summary is the same either way."""
     # The verifier makes no reference cycles: the garbage collector's passes over the many
     # small objects it keeps (and those the workers' records arrive as) are pure loss. It
     # is paused meanwhile (for the whole process, so also for any other thread in it).
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _verify(_blocks(export, block_size), keys, jobs)
+        verifier = Verifier(keys, pins=pins, allow_unsealed=allow_unsealed)
+        return _verify(_blocks(export, block_size), verifier, jobs)
     finally:
         if collecting:
             gc.enable()
 
 
-def _verify(blocks: Iterator[bytes], keys: Sequence[bytes], jobs: int) -> dict[str, Any]:
-    verifier = Verifier(keys)
+def _verify(blocks: Iterator[bytes], verifier: Verifier, jobs: int) -> dict[str, Any]:
     before: bytes | None = None
     # The header, accounts and seeds, one line at a time and all here: the rounds after
     # them are re-dealt with the seeds revealed among them.
@@ -1754,6 +1889,11 @@ def format_summary(summary: dict[str, Any], *, listed: int = 20) -> str:
         out.extend(f"  {round_id}" for round_id in unchecked[:listed])
         if len(unchecked) > listed:
             out.append(f"  ... and {len(unchecked) - listed} more (--json lists them all)")
+    sealing = summary["transactions"]
+    out.append(
+        f"transactions sealed: {sealing['sealed']}, not sealed: {sealing['unsealed']}"
+        + (" (allowed)" if sealing["unsealed"] and summary["allow_unsealed"] else "")
+    )
     rate = summary["rounds_per_second"]
     out.append(
         f"{summary['rounds']['total']} rounds, {summary['counts'].get('transaction', 0)} "
@@ -1782,8 +1922,32 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=[],
         metavar="PUBLIC_KEY",
         help="a public key checkpoints may be signed with (64 hex digits, or a PEM file's "
-        "path), obtained from the casino beforehand; repeat for several. Without it the keys "
-        "the export names are used, which proves only that the export is self-consistent.",
+        "path), obtained from the casino beforehand; KEY@FIRST-LAST (or KEY@FIRST-) trusts "
+        "it only for those checkpoints (a retired key); repeat for several. Without it the "
+        "keys the export names are used, which proves only that the export is "
+        "self-consistent.",
+    )
+    parser.add_argument(
+        "--allow-unsealed",
+        action="store_true",
+        help="accept transactions no signed checkpoint covers yet (they are still counted "
+        "and their chains checked); without it they fail the check",
+    )
+    parser.add_argument(
+        "--pin",
+        action="append",
+        default=[],
+        metavar="SEQ:HASH",
+        help="a checkpoint seen earlier (e.g. published): the export must hold checkpoint "
+        "SEQ with this hash; repeat for several",
+    )
+    parser.add_argument(
+        "--pin-file",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="checkpoints saved earlier, the JSON of GET /api/v1/ledger/checkpoints (a list "
+        "of checkpoints; or one); each must be in the export as saved",
     )
     parser.add_argument(
         "--jobs",
@@ -1804,21 +1968,64 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.jobs < 1 or args.block_size < 1:
         parser.error("--jobs and --block-size must be at least 1")
     try:
-        keys = [parse_public_key(_read_key(text)) for text in args.key]
+        keys = [_trusted_key(text) for text in args.key]
     except (OSError, ValueError, binascii.Error) as error:
         print(f"error: bad --key: {error}", file=sys.stderr)
         return EXIT_UNREADABLE
     try:
+        pins = read_pins(args.pin, args.pin_file)
+    except (OSError, ValueError) as error:
+        print(f"error: bad --pin or --pin-file: {error}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    options: dict[str, Any] = {
+        "jobs": args.jobs,
+        "block_size": args.block_size,
+        "allow_unsealed": args.allow_unsealed,
+        "pins": pins,
+    }
+    try:
         if args.file == "-":
-            summary = verify(sys.stdin.buffer, keys, jobs=args.jobs, block_size=args.block_size)
+            summary = verify(sys.stdin.buffer, keys, **options)
         else:
             with open(args.file, "rb") as export:
-                summary = verify(export, keys, jobs=args.jobs, block_size=args.block_size)
+                summary = verify(export, keys, **options)
     except OSError as error:
         print(f"error: cannot read {args.file}: {error}", file=sys.stderr)
         return EXIT_UNREADABLE
     print(json.dumps(summary, indent=2) if args.json else format_summary(summary))
     return EXIT_OK if summary["ok"] else EXIT_FAILED
+
+
+def _trusted_key(text: str) -> Trusted:
+    """``--key``: hex or a PEM file's path, with an optional ``@FIRST-LAST``."""
+    key, first, last = split_range(text)
+    return Trusted(parse_public_key(_read_key(key)), first, last)
+
+
+def read_pins(pins: Sequence[str], files: Sequence[str]) -> dict[int, str]:
+    """Checkpoint number -> hash, from ``--pin SEQ:HASH`` and ``--pin-file`` (the JSON of
+    ``GET /api/v1/ledger/checkpoints``: a list of checkpoints, or one). Raises ValueError
+    (OSError for a file that cannot be read)."""
+    found: list[tuple[int, Any]] = []
+    for pin in pins:
+        number, colon, digest = pin.partition(":")
+        if not colon or not number.strip().isdigit():
+            raise ValueError(f"{pin!r} is not SEQ:HASH")
+        found.append((int(number), digest.strip().lower()))
+    for name in files:
+        with open(name, encoding="utf-8") as handle:
+            document = json.load(handle)
+        for entry in document if isinstance(document, list) else [document]:
+            if not isinstance(entry, dict) or type(entry.get("seq")) is not int:
+                raise ValueError(f"{name}: not a list of checkpoints (each with seq and hash)")
+            found.append((entry["seq"], entry.get("hash")))
+    pinned: dict[int, str] = {}
+    for seq, digest in found:
+        if seq < 1 or not _is_hex(digest, 64):
+            raise ValueError(f"checkpoint {seq}: a pin is a number and a 64-hex-digit hash")
+        if pinned.setdefault(seq, digest) != digest:
+            raise ValueError(f"checkpoint {seq} is pinned with two different hashes")
+    return pinned
 
 
 def _read_key(text: str) -> str:

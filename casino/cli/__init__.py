@@ -8,6 +8,7 @@ from casino.cli import (
     backup_cmds,
     engine_cmds,
     export_cmds,
+    ledger_cmds,
     operator_cmds,
     ops_cmds,
     report_cmds,
@@ -24,6 +25,7 @@ def main() -> None:
 for module in (
     engine_cmds,
     ops_cmds,
+    ledger_cmds,
     operator_cmds,
     export_cmds,
     report_cmds,

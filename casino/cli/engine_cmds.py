@@ -5,36 +5,29 @@ from __future__ import annotations
 import json
 import sys
 from fractions import Fraction
+from typing import Any
 
 import click
 
+from casino.cli.rule_options import rule_options, rules_from_options
 from casino.engine import verify as verifier
 from casino.engine.cards import MAX_DECKS, MIN_DECKS
-from casino.engine.casino_war import ALLOWED_TIE_PAYS, TableRules
+from casino.engine.casino_war import MAX_HANDS, TableRules
 from casino.engine.errors import EngineError
 from casino.engine.odds import casino_war_odds
-from casino.engine.simulation import AGREEMENT_SE, DEFAULT_SEED, BetStats, Strategy, simulate
+from casino.engine.simulation import (
+    AGREEMENT_SE,
+    DEFAULT_SEED,
+    BetStats,
+    RoundStats,
+    SimulationReport,
+    Strategy,
+    simulate,
+)
+from casino.engine.table_odds import TableOdds, table_odds
 
 #: Below this many rounds a run is quick enough that a progress bar would only flicker.
 PROGRESS_BAR_FROM = 50_000
-
-_decks_option = click.option(
-    "--decks",
-    type=click.IntRange(MIN_DECKS, MAX_DECKS),
-    default=6,
-    show_default=True,
-    help="Decks in the shoe.",
-)
-_tie_pays_option = click.option(
-    "--tie-pays",
-    type=click.Choice([str(k) for k in ALLOWED_TIE_PAYS]),
-    default=str(ALLOWED_TIE_PAYS[0]),
-    show_default=True,
-    help="The tie bet pays K to 1.",
-)
-_bonus_option = click.option(
-    "--war-tie-bonus", is_flag=True, help="A tie in the war also pays a bonus equal to the ante."
-)
 
 
 def _percent(value: Fraction | float, digits: int = 4) -> str:
@@ -58,6 +51,11 @@ def _percent(value: Fraction | float, digits: int = 4) -> str:
     help="Decks in the shoe (required without --round; no default, a guess could mislead).",
 )
 @click.option("--hash", "hash_", help="Published commitment (SHA-256 of the seed) to check.")
+@click.option(
+    "--hands",
+    type=click.IntRange(1, MAX_HANDS),
+    help="Without --round, a table of several hands (max_hands > 1): its deal, dealer first.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def verify_cmd(
     round_file: str | None,
@@ -66,6 +64,7 @@ def verify_cmd(
     nonce: str | None,
     decks: int | None,
     hash_: str | None,
+    hands: int | None,
     as_json: bool,
 ) -> None:
     """Re-deal a round from its revealed seeds and check it.
@@ -81,6 +80,7 @@ def verify_cmd(
         "--nonce": nonce,
         "--decks": None if decks is None else str(decks),
         "--hash": hash_,
+        "--hands": None if hands is None else str(hands),
     }
     # NAME=VALUE, so a value starting with '-' (a client seed may) is never read as an option.
     argv = [f"{name}={value}" for name, value in options.items() if value is not None]
@@ -93,29 +93,94 @@ def verify_cmd(
 
 
 @click.command("odds")
-@_decks_option
-@_tie_pays_option
-@_bonus_option
+@rule_options
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (fractions of 1 and exact).")
-def odds_cmd(decks: int, tie_pays: str, war_tie_bonus: bool, as_json: bool) -> None:
-    """Exact Casino War odds for a shoe of D decks (finite shoe, no simulation)."""
-    rules = TableRules(decks=decks, tie_pays=int(tie_pays), war_tie_bonus=war_tie_bonus)
-    odds = casino_war_odds(rules)
+def odds_cmd(as_json: bool, **options: Any) -> None:
+    """Exact odds of every bet a table offers (finite shoe, no simulation).
+
+    Per initial bet (the usual house edge) and per total amount wagered (the raise
+    included); with --hands N, the variance of a round of N hands.
+    """
+    hands = options["hands"]
+    rules = rules_from_options(**options)
+    odds = table_odds(rules)
+    rounds = [odds.round_moments(hands, policy="best")]
+    if rules.tie_bet_offered:
+        rounds.append(odds.round_moments(hands, tie_bet=1, policy="best"))
     if as_json:
-        click.echo(json.dumps(odds.to_json(), indent=2))
+        data: dict[str, Any] = {}
+        if not rules.repeats_wars:
+            data.update(casino_war_odds(rules).to_json())
+        data.update(
+            {
+                "decks": rules.decks,
+                "rules": rules.to_dict(),
+                "p_tie": float(odds.p_tie),
+                "bets": {name: bet.to_json() for name, bet in odds.bets.items()},
+                "round": {
+                    "ante": rounds[0].to_json(),
+                    "ante_and_tie_bet": rounds[1].to_json() if len(rounds) > 1 else None,
+                },
+            }
+        )
+        data.setdefault("exact", {})["p_tie"] = str(odds.p_tie)
+        click.echo(json.dumps(data, indent=2))
         return
-    bonus = "with" if war_tie_bonus else "without"
-    click.echo(f"Casino War, {decks} deck(s), tie bet pays {tie_pays}:1, {bonus} war-tie bonus")
+    click.echo(_describe(rules))
+    if not rules.repeats_wars:
+        _legacy_lines(rules)
+    click.echo("\n".join(_bet_lines(odds)))
+    for label, moments in zip(("ante 1", "ante 1 + tie bet 1"), rounds, strict=False):
+        pair = ""
+        if hands > 1:
+            pair = (
+                f" (per hand {float(moments.hand_variance):.6f}, covariance of two hands "
+                f"{float(moments.covariance):.6f})"
+            )
+        click.echo(
+            f"  round of {hands} hand(s), {label} each, best decision: mean net "
+            f"{float(moments.mean):+.6f}, variance {float(moments.variance):.6f}{pair}"
+        )
+
+
+def _describe(rules: TableRules) -> str:
+    ties = {
+        "push": "a tied war paid as a win",
+        "bonus": "a tied war pays a bonus",
+        "repeat": f"tied wars repeated, at most {rules.max_war_ties} ties in a row",
+    }[rules.war_tie_rule.value]
+    tie = f"tie bet {rules.tie_pays}:1"
+    if rules.tie_ladder:
+        tie = "tie ladder " + "/".join(f"{k}:1" for k in rules.tie_ladder)
+    extra = f", war tie bet {rules.war_tie_pays}:1" if rules.war_tie_bet_offered else ""
+    return f"Casino War, {rules.decks} deck(s), {ties}, {tie}{extra}"
+
+
+def _legacy_lines(rules: TableRules) -> None:
+    odds = casino_war_odds(rules)
     rows = [
         ("P(tie on the first two cards)", odds.p_tie),
         ("house edge, always go to war", odds.house_edge_war),
         ("house edge, always surrender", odds.house_edge_surrender),
-        (f"house edge, tie bet at {tie_pays}:1", odds.house_edge_tie_bet),
+        (f"house edge, tie bet at {rules.tie_pays}:1", odds.house_edge_tie_bet),
         ("element of risk, always war", odds.element_of_risk_war),
     ]
     for label, value in rows:
         click.echo(f"  {label:<34} {_percent(value):>9}   {value}")
     click.echo(f"  {'std dev, always war (per ante)':<34} {float(odds.std_dev_war):>9.6f}")
+
+
+def _bet_lines(odds: TableOdds) -> list[str]:
+    lines = [
+        "every bet: RTP and house edge per initial bet | per total wagered (raise included)",
+    ]
+    for bet in odds.bets.values():
+        lines.append(
+            f"  {bet.description:<42} RTP {_percent(bet.rtp):>9}  edge "
+            f"{_percent(bet.house_edge):>9} | RTP {_percent(bet.rtp_per_total):>9}  edge "
+            f"{_percent(bet.house_edge_per_total):>9}  sd {float(bet.std_dev):.4f}"
+        )
+    return lines
 
 
 def _stats_lines(label: str, stats: BetStats) -> list[str]:
@@ -129,64 +194,97 @@ def _stats_lines(label: str, stats: BetStats) -> list[str]:
     ]
 
 
+def _round_lines(stats: RoundStats, hands: int) -> list[str]:
+    return [
+        f"Round of {hands} hand(s), net per unit of ante",
+        f"  observed mean  {stats.observed_mean:+.6f}  (standard error {stats.std_error:.6f}),"
+        f" exact {float(stats.exact_mean):+.6f}",
+        f"  variance       observed {stats.observed_variance:.6f}, exact "
+        f"{float(stats.exact_variance):.6f}",
+    ]
+
+
 @click.command("simulate")
 @click.option("--rounds", type=click.IntRange(min=1), default=100_000, show_default=True)
-@_decks_option
+@rule_options
 @click.option(
     "--strategy",
     type=click.Choice([s.value for s in Strategy]),
     default=Strategy.WAR.value,
     show_default=True,
-    help="What to do on a tie.",
+    help="What to do on a tie (best: the better decision per tied rank).",
 )
 @click.option("--tie-bet", is_flag=True, help="Also place a tie bet equal to the ante.")
-@_tie_pays_option
-@_bonus_option
+@click.option("--tie-only", is_flag=True, help="Tie bets alone (ante 0; the table takes them).")
+@click.option(
+    "--place-war-tie-bet", is_flag=True, help="Place a war tie bet equal to the ante on every war."
+)
 @click.option("--seed", default=DEFAULT_SEED, show_default=True, help="Server seed = SHA-256(S).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.option("--check", is_flag=True, help="Exit with status 1 unless the figures agree.")
 def simulate_cmd(
     rounds: int,
-    decks: int,
     strategy: str,
     tie_bet: bool,
-    tie_pays: str,
-    war_tie_bonus: bool,
+    tie_only: bool,
+    place_war_tie_bet: bool,
     seed: str,
     as_json: bool,
     check: bool,
+    **options: Any,
 ) -> None:
     """Monte Carlo through the real dealing and settlement path, against the exact RTP."""
-    rules = TableRules(decks=decks, tie_pays=int(tie_pays), war_tie_bonus=war_tie_bonus)
+    hands = options["hands"]
+    if tie_only:
+        options["rules_json"] = _with(options["rules_json"], tie_only=True)
+    if place_war_tie_bet:
+        options["war_tie_bet"] = True
+    rules = rules_from_options(**options)
+    kwargs: dict[str, Any] = {
+        "strategy": strategy,
+        "tie_bet": tie_bet,
+        "seed": seed,
+        "hands": hands,
+        "war_tie_bet": place_war_tie_bet,
+        "tie_only": tie_only,
+    }
     try:
         if rounds >= PROGRESS_BAR_FROM and not as_json:
             with click.progressbar(length=rounds, label="Simulating", file=sys.stderr) as bar:
-                report = simulate(
-                    rounds,
-                    rules,
-                    strategy=strategy,
-                    tie_bet=tie_bet,
-                    seed=seed,
-                    progress=bar.update,
-                )
+                report = simulate(rounds, rules, progress=bar.update, **kwargs)
         else:
-            report = simulate(rounds, rules, strategy=strategy, tie_bet=tie_bet, seed=seed)
+            report = simulate(rounds, rules, **kwargs)
     except EngineError as exc:
         raise click.UsageError(exc.detail) from exc
-
     if as_json:
         click.echo(json.dumps(report.to_dict(), indent=2))
     else:
-        click.echo(
-            f"{rounds} rounds, {decks} deck(s), strategy {strategy}, seed {seed!r}, "
-            f"ante {report.ante}; ties on the first two cards: {report.ties_seen}"
-        )
-        lines = _stats_lines(f"Ante ({strategy} on ties), per unit of initial ante", report.main)
-        if report.tie is not None:
-            lines += _stats_lines(f"Tie bet at {tie_pays}:1, per unit of tie bet", report.tie)
-        click.echo("\n".join(lines))
+        click.echo("\n".join(_report_lines(report, rules, strategy)))
     if check and not report.agrees:
         raise SystemExit(1)
+
+
+def _with(rules_json: str | None, **rules: Any) -> str:
+    data = {} if rules_json is None else json.loads(rules_json)
+    data.update(rules)
+    return json.dumps(data)
+
+
+def _report_lines(report: SimulationReport, rules: TableRules, strategy: str) -> list[str]:
+    lines = [
+        f"{report.rounds} rounds of {report.hands} hand(s), {rules.decks} deck(s), strategy "
+        f"{strategy}, seed {report.seed!r}, ante {report.ante}; ties on the first two cards: "
+        f"{report.ties_seen}"
+    ]
+    if report.main is not None:
+        lines += _stats_lines(f"Ante ({strategy} on ties), per unit of initial ante", report.main)
+    if report.tie is not None:
+        lines += _stats_lines("Tie bet, per unit of tie bet", report.tie)
+    if report.war_tie is not None:
+        lines += _stats_lines("War tie bet, per unit placed", report.war_tie)
+    if report.round is not None:
+        lines += _round_lines(report.round, report.hands)
+    return lines
 
 
 def register(group: click.Group) -> None:

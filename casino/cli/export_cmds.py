@@ -9,7 +9,8 @@ from datetime import datetime
 
 import click
 
-from casino.cli.ops_cmds import _db_option, _signing_settings, _unit_of_work
+from casino.cli.ledger_cmds import signing_settings
+from casino.cli.ops_cmds import _db_option, _unit_of_work
 
 
 class _Moment(click.ParamType):
@@ -47,14 +48,12 @@ def export(url: str | None, since: datetime | None, until: datetime | None, outp
     from casino.service.errors import ServiceError
     from casino.service.export import export as run
     from casino.service.ledger_reads import check_range
-    from casino.service.sealing import trusted_keys
 
     try:
         since, until = check_range(since, until)
     except ServiceError as error:
         raise click.BadParameter(str(error)) from None
-    key, others = _signing_settings()
-    keys = trusted_keys(key, others)
+    keys = signing_settings().trusted()
     written = 0
     with _unit_of_work(url) as uow:
         if output == "-":

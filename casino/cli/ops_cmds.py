@@ -1,9 +1,9 @@
-"""Operations commands: migrations, demo data, operator tokens, the audit, stale rounds."""
+"""Operations commands: migrations, demo data, operator tokens, stale rounds, serving (the
+ledger's audit and sealer: casino.cli.ledger_cmds)."""
 
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import timedelta
@@ -86,16 +86,27 @@ def db_upgrade(url: str | None, revision: str) -> None:
     type=click.Path(dir_okay=False, path_type=Path),
     help="Where the demo tokens are kept between runs (default: instance/demo-credentials.json).",
 )
-def seed_demo(url: str | None, credentials_file: Path | None) -> None:
+@click.option("--force", is_flag=True, help="Run even where CASINO_ENV is production.")
+def seed_demo(url: str | None, credentials_file: Path | None, force: bool) -> None:
     """Create the demo tables, an operator token and a funded demo player; print them.
 
     Running it again keeps everything that works: the same tokens, so the printed examples
     keep working (the tokens are kept in the credentials file, readable by its owner only).
+    Refused in production (CASINO_ENV=production) unless --force: it writes a non-expiring
+    operator token to disk and funds a player out of nothing.
     """
+    import config
+
+    if issubclass(config.resolve(None), config.ProductionConfig) and not force:
+        raise click.ClickException(
+            "seed-demo refuses to run in production (CASINO_ENV=production): it makes a "
+            "non-expiring operator token, writes it to disk and funds a demo player. "
+            "Add --force if this really is a demo."
+        )
     from casino.cli import demo_credentials
     from casino.service.demo import DemoTokens
     from casino.service.demo import seed_demo as run_seed
-    from casino.service.game_sessions import create_session, launch_url
+    from casino.service.game_sessions import LAUNCH_CODE_SECONDS, create_session
     from casino.store.types import utcnow
 
     target = _url(url)
@@ -103,7 +114,7 @@ def seed_demo(url: str | None, credentials_file: Path | None) -> None:
     with _unit_of_work(target) as uow:
         data = run_seed(uow, demo_credentials.load(path, target))
         # The launch an operator's back end would make: the table opens in a browser.
-        game, game_token = create_session(uow, data["player"]["id"], utcnow(), table_id="classic")
+        game = create_session(uow, data["player"]["id"], utcnow(), table_id="classic")
         uow.commit()
     issued = DemoTokens(data["operator_token"], data["player"]["token"])
     demo_credentials.save(path, target, issued)
@@ -130,9 +141,48 @@ def seed_demo(url: str | None, credentials_file: Path | None) -> None:
     click.echo(f"  docs: {base}/docs")
     click.echo()
     site = "http://127.0.0.1:8000"
-    click.echo(f"play at the table (game session until {game.expires_at:%Y-%m-%d %H:%M} UTC):")
-    click.echo(f"  {site}{launch_url(game_token, game.table_id)}")
+    click.echo(
+        f"play at the table (open within {LAUNCH_CODE_SECONDS // 60} minutes, once; "
+        "a fresh link: casino launch):"
+    )
+    click.echo(f"  {site}{game.launch_url}")
     click.echo(f"free-play War: {site}/play/free/")
+
+
+@click.command("launch")
+@_db_option
+@click.option(
+    "--external-ref",
+    "external_ref",
+    default="demo-player",
+    show_default=True,
+    help="The player, by your id for it.",
+)
+@click.option("--table", "table_id", default="classic", show_default=True)
+@click.option("--language", default=None, help="The client's language: en, pt, nl, ca, it, el.")
+@click.option(
+    "--base-url", default="http://127.0.0.1:8000", show_default=True, help="Where it is served."
+)
+def launch(
+    url: str | None, external_ref: str, table_id: str, language: str | None, base_url: str
+) -> None:
+    """Launch the game client for a player: print a launch URL with a one-time code (open it
+    within two minutes; the session then lasts 8 hours)."""
+    from casino.service.errors import ServiceError
+    from casino.service.game_sessions import create_session
+    from casino.service.players import find_players
+    from casino.store.types import utcnow
+
+    with _unit_of_work(url) as uow:
+        try:
+            found = find_players(uow, external_ref)
+            if not found:
+                raise click.ClickException(f"no player with external_ref {external_ref!r}")
+            game = create_session(uow, found[0].id, utcnow(), table_id=table_id, language=language)
+        except ServiceError as error:
+            raise click.ClickException(str(error)) from None
+        uow.commit()
+    click.echo(f"{base_url.rstrip('/')}{game.launch_url}")
 
 
 @click.command("create-operator-token")
@@ -145,6 +195,14 @@ def seed_demo(url: str | None, credentials_file: Path | None) -> None:
     help="Refuse the token after this long, e.g. 90d, 12h (default: until revoked).",
 )
 @click.option(
+    "--scope",
+    type=click.Choice(["admin", "support", "auditor"]),
+    default="admin",
+    show_default=True,
+    help="admin: everything; support: players, rounds, sessions, protection, no money; "
+    "auditor: the ledger, export, checkpoints, reports, rounds (docs/security.md).",
+)
+@click.option(
     "--operator",
     "operator",
     default="default",
@@ -155,7 +213,12 @@ def seed_demo(url: str | None, credentials_file: Path | None) -> None:
     "--platform", is_flag=True, help="A platform token instead: it manages the operators."
 )
 def create_operator_token(
-    url: str | None, name: str, expires_in: str | None, operator: str, platform: bool
+    url: str | None,
+    name: str,
+    expires_in: str | None,
+    scope: str,
+    operator: str,
+    platform: bool,
 ) -> None:
     """Create an operator (or platform) bearer token; it is printed once and stored only as
     a hash."""
@@ -180,7 +243,7 @@ def create_operator_token(
                 raise click.BadParameter(
                     f"no operator {operator!r}", param_hint="--operator"
                 ) from None
-        token = create(uow, name, lifetime, platform=platform)
+        token = create(uow, name, lifetime, scope, platform=platform)
         uow.commit()
     click.echo(token)
 
@@ -189,8 +252,8 @@ def create_operator_token(
 @_db_option
 @click.option("--operator", "operator", default=None, help="Only this operator's tokens.")
 def list_operator_tokens(url: str | None, operator: str | None) -> None:
-    """List the tokens stored in the database: id, name, created, expiry, and the operator
-    it acts for (or "platform"); never the tokens themselves."""
+    """List the tokens stored in the database: id, name, created, expiry, the operator it
+    acts for (or "platform") and its scope (never the tokens themselves)."""
     from casino.service.auth import list_operator_tokens as listed
 
     with _unit_of_work(url, operator, every=operator is None) as uow:
@@ -198,8 +261,9 @@ def list_operator_tokens(url: str | None, operator: str | None) -> None:
     for token in tokens:
         expires = token.expires_at.isoformat() if token.expires_at else "never"
         owner = token.operator_id or "platform"
+        scope = "-" if token.operator_id is None else token.scope
         created = token.created_at.isoformat()
-        click.echo(f"{token.id}\t{token.name}\t{created}\texpires {expires}\t{owner}")
+        click.echo(f"{token.id}\t{token.name}\t{created}\texpires {expires}\t{owner}\t{scope}")
 
 
 @click.command("revoke-operator-token")
@@ -220,106 +284,6 @@ def revoke_operator_token(url: str | None, token_id: int) -> None:
             raise click.ClickException(str(error)) from None
         uow.commit()
     click.echo(f"revoked operator token {revoked.id} ({revoked.name})")
-
-
-def _signing_settings() -> tuple[str | None, list[str]]:
-    """The checkpoint signing key and the other trusted public keys, as the app reads them."""
-    import config
-
-    try:
-        values = config.settings()
-    except config.ConfigError as error:
-        raise click.ClickException(str(error)) from None
-    return values.get("SIGNING_KEY"), list(values.get("TRUSTED_SIGNING_KEYS") or [])
-
-
-@click.command("audit")
-@_db_option
-@click.option("--json", "as_json", is_flag=True, help="The checks as one JSON document.")
-@click.option(
-    "--since",
-    default=None,
-    help="Replay only rounds started since: 2026-11-30, 2026-11-30T12:00Z or 24h (ago). "
-    "The books are checked whole.",
-)
-def audit(url: str | None, as_json: bool, since: str | None) -> None:
-    """Check every invariant of the ledger (docs/ledger.md), its wallet chains and signed
-    checkpoints, and replay every round; exit 1 on any mismatch."""
-    import json
-
-    from casino.cli.report_cmds import parse_instant
-    from casino.ledger.audit import format_report
-    from casino.service.audit import run_audit
-    from casino.service.sealing import trusted_keys
-
-    key, others = _signing_settings()
-    rounds_since = None if since is None else parse_instant(since)
-    with _unit_of_work(url, every=True) as uow:
-        report = run_audit(uow, trusted_keys(key, others), rounds_since=rounds_since)
-    if as_json:
-        document = {
-            "rounds_since": None if rounds_since is None else rounds_since.isoformat(),
-            **report.to_dict(),
-        }
-        click.echo(json.dumps(document, indent=2))
-    else:
-        click.echo(format_report(report))
-    if not report.ok:
-        sys.exit(1)
-
-
-@click.command("seal")
-@_db_option
-@click.option(
-    "--every",
-    "every",
-    default=None,
-    type=float,
-    help="Keep sealing, this many seconds apart (default: seal once and exit).",
-)
-@click.option("--while-parent", "parent", default=None, type=int, hidden=True)
-def seal(url: str | None, every: float | None, parent: int | None) -> None:
-    """Seal every committed ledger transaction into signed checkpoints. Idempotent; safe to
-    run from several hosts at once."""
-    import os
-    import time
-
-    from casino.ledger.checkpoints import SigningKey
-    from casino.service.sealing import seal_pending
-    from casino.store.database import Database
-    from casino.store.errors import DBAPIError
-
-    text, _ = _signing_settings()
-    if not text:
-        raise click.ClickException("no signing key: set CASINO_SIGNING_KEY")
-    key = SigningKey.parse(text)
-    database = Database.open(_url(url))
-    try:
-        while True:
-            try:
-                with database.unit_of_work() as uow:
-                    made = seal_pending(uow.all_operators(), key)
-                    uow.commit()
-            except DBAPIError as error:
-                if every is None:
-                    raise click.ClickException(f"the database failed: {error.orig}") from None
-                # A scheduled sealer outlives database restarts: the next run seals it all.
-                click.echo(f"seal failed, retrying in {every:g}s: {error.orig}", err=True)
-                made = []
-            for checkpoint in made:
-                click.echo(
-                    f"checkpoint {checkpoint.seq}: {checkpoint.tx_count} transaction(s), "
-                    f"{checkpoint.total_count} in all, root {checkpoint.root[:16]}",
-                )
-            if every is None:
-                if not made:
-                    click.echo("nothing new to seal")
-                return
-            if parent is not None and os.getppid() != parent:
-                return  # the server that started this sealer is gone
-            time.sleep(max(every, 0.1))
-    finally:
-        database.dispose()
 
 
 @click.command("resolve-stale")
@@ -396,13 +360,18 @@ def purge_free_play(url: str | None, older_than: str) -> None:
 def serve(host: str, port: int, workers: int | None, seal_every: float | None) -> None:
     """Serve the API with gunicorn (configuration from CASINO_ENV, default development),
     with the ledger sealer running beside it."""
+    import os
+
+    import config
     from casino.api.serve import serve as run
 
+    # Named explicitly, for the workers and for the sealer beside them alike: wsgi.py, which
+    # plain gunicorn loads, defaults to production; this command, the developer's, does not.
+    environment = os.environ.get("CASINO_ENV", "").strip() or "development"
+    os.environ["CASINO_ENV"] = environment
     if seal_every is None:
-        import config
-
         seal_every = float(config.settings().get("SEAL_EVERY_SECONDS") or 0)
-    run(host, port, workers=workers, seal_every=seal_every)
+    run(host, port, workers=workers, seal_every=seal_every, config=environment)
 
 
 def _safe(url: str) -> str:
@@ -418,10 +387,9 @@ def register(group: click.Group) -> None:
         db_upgrade,
         seed_demo,
         create_operator_token,
+        launch,
         list_operator_tokens,
         revoke_operator_token,
-        audit,
-        seal,
         resolve_stale,
         purge_idempotency,
         purge_free_play,

@@ -19,9 +19,19 @@ class EngineError(Exception):
 
 
 class InvalidRules(EngineError):
-    """Table rules or game options that cannot be played."""
+    """Table rules or game options that cannot be played.
+
+    ``rule`` names the rule refused (a ``TableRules`` field such as ``"tie_ladder"``), so an
+    API can answer naming it; None where no single rule is at fault.
+    """
 
     code = "invalid_rules"
+
+    def __init__(self, detail: str, *, code: str | None = None, rule: str | None = None) -> None:
+        super().__init__(detail)
+        if code is not None:
+            self.code = code
+        self.rule = rule
 
 
 class InvalidBet(EngineError):

@@ -28,6 +28,8 @@ from fractions import Fraction
 from typing import Any
 
 from casino.engine.casino_war import TableRules
+from casino.engine.errors import InvalidRules
+from casino.engine.table_odds import table_odds
 
 RANKS_PER_PACK = 13
 CARDS_PER_RANK_PER_PACK = 4
@@ -109,6 +111,12 @@ def _pair_probabilities(counts: list[int]) -> tuple[Fraction, Fraction, Fraction
 
 
 def casino_war_odds(rules: TableRules) -> CasinoWarOdds:
+    """The one-hand figures of a table whose wars are not repeated (``table_odds`` gives
+    every table's, this one's included)."""
+    if rules.repeats_wars:
+        raise InvalidRules(
+            "repeated wars: see casino.engine.table_odds.table_odds", rule="war_ties"
+        )
     return odds_for(rules.decks, tie_pays=rules.tie_pays, war_tie_bonus=rules.war_tie_bonus)
 
 
@@ -160,6 +168,10 @@ def theoretical_rtp(rules: TableRules) -> dict[str, Fraction]:
     """Exact return to player per unit staked on the initial bet, for a table's rules.
 
     Keys: ``war`` (ante, always going to war), ``surrender`` (ante, always surrendering;
-    computed even where the table forbids surrender), ``tie_bet`` (per unit of tie bet).
+    computed even where the table forbids surrender), ``tie_bet`` (per unit of tie bet; with
+    a ladder, the hand going to war on a tie); and only where the table has them:
+    ``tie_bet_alone`` (a ladder tie bet that stops at the first tie: surrender or tie-only)
+    and ``war_tie_bet`` (per unit placed with a war). Per total amount wagered, and every
+    other figure: ``casino.engine.table_odds``.
     """
-    return casino_war_odds(rules).rtp()
+    return table_odds(rules).rtp()

@@ -40,7 +40,9 @@ from decimal import Decimal, localcontext
 from fractions import Fraction
 from functools import cached_property, lru_cache
 
+from casino.engine.casino_war import TableRules
 from casino.engine.odds import odds_for
+from casino.engine.table_odds import table_odds
 
 #: The two-sided 95 % quantile of the standard normal distribution.
 Z_95 = Fraction("1.959963984540054")
@@ -139,6 +141,38 @@ def _round_return(decks: int, tie_pays: int, war_tie_bonus: bool, w: Fraction) -
         ReturnOutcome("war_loss", p * w * odds.p_war_loss, Fraction(0), 2, tie_back),
     )
     return RoundReturn(decks, tie_pays, war_tie_bonus, w, outcomes)
+
+
+def round_return_of(rules: TableRules, war_share: Fraction | int = 1) -> RoundReturn:
+    """``round_return`` for any table rules (repeated wars, the tie ladder): the same model,
+    one hand's outcomes from ``casino.engine.table_odds``, a tied hand going to war with
+    probability ``war_share`` whatever its rank. The war tie bet is not in this model (its
+    stakes are not in ``StakeSums``); a round of several hands is a sum of hands, which the
+    delta method handles as rounds of one hand each (the hands' correlation is left out)."""
+    share = Fraction(war_share)
+    if not 0 <= share <= 1:
+        raise ValueError(f"war share must be between 0 and 1, not {share}")
+    return _round_return_of(rules, share)
+
+
+@lru_cache(maxsize=256)
+def _round_return_of(rules: TableRules, w: Fraction) -> RoundReturn:
+    odds = table_odds(rules)
+    weighted: dict[tuple[Fraction, int, int], Fraction] = {}
+    for policy, weight in (("war", w), ("surrender", 1 - w)):
+        if not weight:
+            continue
+        for outcome, p in odds.distribution(policy).items():
+            key = (
+                outcome.staked + outcome.ante_net,
+                outcome.staked,
+                rules.tie_bet_return(outcome.ties),
+            )
+            weighted[key] = weighted.get(key, Fraction(0)) + weight * p
+    outcomes = tuple(
+        ReturnOutcome(f"u={u} h={h} v={v}", p, u, h, v) for (u, h, v), p in sorted(weighted.items())
+    )
+    return RoundReturn(rules.decks, rules.tie_pays, rules.war_tie_bonus, w, outcomes)
 
 
 @dataclass(frozen=True)

@@ -1,13 +1,17 @@
-"""Monte Carlo of Casino War through the production path: deal_casino_war + CasinoWarRound.
+"""Monte Carlo of Casino War through the production path: ``TableRound.deal`` (the provably
+fair shoe and the round's state machine) under any table rules, one to five hands a round.
 
 The rounds are provably fair rounds like any other: server seed = SHA-256 of the ``seed``
 text, client seed ``SIMULATION_CLIENT_SEED``, nonces 0 .. rounds-1. So a run is reproducible
 and any single round can be re-dealt with the verifier.
 
-RTP is measured per unit of the initial stake, like the exact figures in ``odds``: for the
-ante game, the mean of (ante + net of ante and raise) / ante; for the tie bet, the mean
-of (amount returned for the tie bet) / tie bet. The standard error is the sample standard
-deviation of that ratio over sqrt(rounds).
+RTP is measured per unit of the initial stake, like the exact figures in ``table_odds``: for
+the ante, the mean of (ante + net of ante and raise) / ante; for the tie bet, (amount returned
+for the tie bet) / tie bet; for the war tie bet, returned / placed over the wars that placed
+one. The hands of a round share the dealer's cards, so a round is the unit of observation:
+each figure is a ratio of per-round sums, and its standard error is that of a ratio
+estimator over rounds (the delta method), which for a fixed stake per round is the sample
+standard deviation over sqrt(rounds).
 """
 
 from __future__ import annotations
@@ -21,14 +25,16 @@ from fractions import Fraction
 from typing import Any
 
 from casino.engine.casino_war import (
-    CasinoWarRound,
     Decision,
+    HandBet,
+    HandDecision,
     RoundStatus,
+    TableRound,
     TableRules,
-    deal_casino_war,
 )
 from casino.engine.errors import InvalidRules
-from casino.engine.odds import casino_war_odds
+from casino.engine.hand_odds import policy_for
+from casino.engine.table_odds import table_odds
 
 SIMULATION_CLIENT_SEED = "simulation"
 DEFAULT_SEED = "casino-war"
@@ -40,6 +46,7 @@ PROGRESS_EVERY = 10_000
 class Strategy(StrEnum):
     WAR = "war"
     SURRENDER = "surrender"
+    BEST = "best"
 
 
 def simulation_server_seed(seed: str) -> bytes:
@@ -76,6 +83,28 @@ class BetStats:
 
 
 @dataclass(frozen=True)
+class RoundStats:
+    """A round's net per unit of ante (all hands together): observed mean and variance
+    against the exact ones (``TableOdds.round_moments``)."""
+
+    observed_mean: float
+    std_error: float
+    observed_variance: float
+    exact_mean: Fraction
+    exact_variance: Fraction
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "observed_mean": self.observed_mean,
+            "std_error": self.std_error,
+            "observed_variance": self.observed_variance,
+            "exact_mean": float(self.exact_mean),
+            "exact_variance": float(self.exact_variance),
+            "exact_variance_fraction": str(self.exact_variance),
+        }
+
+
+@dataclass(frozen=True)
 class SimulationReport:
     rounds: int
     rules: TableRules
@@ -83,13 +112,17 @@ class SimulationReport:
     seed: str
     ante: int
     tie_bet: int
-    main: BetStats
+    main: BetStats | None
     tie: BetStats | None
     ties_seen: int
+    hands: int = 1
+    war_tie_bet: int = 0
+    war_tie: BetStats | None = None
+    round: RoundStats | None = None
 
     @property
     def agrees(self) -> bool:
-        return self.main.within() and (self.tie is None or self.tie.within())
+        return all(s.within() for s in (self.main, self.tie, self.war_tie) if s is not None)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -97,36 +130,62 @@ class SimulationReport:
             "decks": self.rules.decks,
             "tie_pays": self.rules.tie_pays,
             "war_tie_bonus": self.rules.war_tie_bonus,
+            "rules": self.rules.to_dict(),
+            "hands": self.hands,
             "strategy": self.strategy.value,
             "seed": self.seed,
             "server_seed_hash": hashlib.sha256(simulation_server_seed(self.seed)).hexdigest(),
             "client_seed": SIMULATION_CLIENT_SEED,
             "ante": self.ante,
             "tie_bet": self.tie_bet,
+            "war_tie_bet": self.war_tie_bet,
             "ties_seen": self.ties_seen,
-            "main": self.main.to_dict(),
+            "main": None if self.main is None else self.main.to_dict(),
             "tie_bet_stats": None if self.tie is None else self.tie.to_dict(),
+            "war_tie_bet_stats": None if self.war_tie is None else self.war_tie.to_dict(),
+            "round": None if self.round is None else self.round.to_dict(),
             "agrees": self.agrees,
         }
 
 
-class _Moments:
-    """Running sum and sum of squares of integer amounts, kept exact."""
+class _Ratio:
+    """Per-round sums of an amount returned and the amount staked for it, kept exact."""
 
-    __slots__ = ("count", "total", "total_sq")
+    __slots__ = ("cross", "returned", "returned_sq", "rounds", "staked", "staked_sq")
 
     def __init__(self) -> None:
-        self.count = 0
-        self.total = 0
-        self.total_sq = 0
+        self.rounds = 0
+        self.returned = self.staked = self.returned_sq = self.cross = self.staked_sq = 0
 
-    def stats(self, unit: int, exact: Fraction) -> BetStats:
-        n = self.count
-        mean = Fraction(self.total, n * unit)
-        variance = Fraction(self.total_sq, n * unit * unit) - mean * mean
-        if n > 1:
-            variance = variance * n / (n - 1)
-        return BetStats(float(mean), math.sqrt(float(variance) / n), exact)
+    def add(self, returned: int, staked: int) -> None:
+        self.returned += returned
+        self.staked += staked
+        self.returned_sq += returned * returned
+        self.cross += returned * staked
+        self.staked_sq += staked * staked
+
+    def stats(self, exact: Fraction) -> BetStats:
+        """The ratio sum(returned) / sum(staked) and its delta-method standard error."""
+        n = self.rounds
+        ratio = Fraction(self.returned, self.staked)
+        # sum over rounds of (returned - ratio * staked)^2, exactly
+        spread = self.returned_sq - 2 * ratio * self.cross + ratio * ratio * self.staked_sq
+        variance = spread / (n - 1) if n > 1 else Fraction(0)
+        mean_staked = Fraction(self.staked, n)
+        return BetStats(float(ratio), math.sqrt(float(variance / n)) / float(mean_staked), exact)
+
+
+def _check(rules: TableRules, strategy: Strategy, tie_bet: bool, tie_only: bool) -> None:
+    if strategy is Strategy.SURRENDER and not rules.surrender_allowed:
+        raise InvalidRules(
+            "this table does not allow surrender",
+            code="surrender_not_allowed",
+            rule="surrender_allowed",
+        )
+    if (tie_bet or tie_only) and not rules.tie_bet_offered:
+        raise InvalidRules("this table has no tie bet", code="tie_bet_not_offered")
+    if tie_only and not rules.tie_only:
+        raise InvalidRules("this table takes no tie-only bets", rule="tie_only")
 
 
 def simulate(
@@ -137,53 +196,52 @@ def simulate(
     tie_bet: bool = False,
     seed: str = DEFAULT_SEED,
     progress: Callable[[int], None] | None = None,
+    hands: int = 1,
+    war_tie_bet: bool = False,
+    tie_only: bool = False,
 ) -> SimulationReport:
-    """Play ``rounds`` rounds at the minimum ante (and a tie bet of the same size, capped at
-    the table maximum, when ``tie_bet``); ``progress(n)`` is told of every n rounds played."""
+    """Play ``rounds`` rounds of ``hands`` hands at the minimum ante (a tie bet of the same
+    size, capped at the table maximum, when ``tie_bet``; a war tie bet likewise on every war
+    when ``war_tie_bet``; ``tie_only``: tie bets alone); ``progress(n)`` is told of every n
+    rounds played."""
     if rounds < 1:
         raise ValueError("simulate at least one round")
     rules = rules or TableRules()
     strategy = Strategy(strategy)
-    decision = Decision.WAR if strategy is Strategy.WAR else Decision.SURRENDER
-    if decision is Decision.SURRENDER and not rules.surrender_allowed:
-        raise InvalidRules("this table does not allow surrender", code="surrender_not_allowed")
-    ante = rules.min_ante
-    tie_stake = 0
-    if tie_bet:
-        if not rules.tie_bet_offered:
-            raise InvalidRules("this table has no tie bet", code="tie_bet_not_offered")
-        tie_stake = min(ante, rules.max_tie_bet)
-
+    _check(rules, strategy, tie_bet, tie_only)
+    if not 1 <= hands <= rules.max_hands:
+        raise InvalidRules(f"this table plays 1 to {rules.max_hands} hands", rule="max_hands")
+    if war_tie_bet and not rules.war_tie_bet_offered:
+        raise InvalidRules("this table has no war tie bet", rule="max_war_tie_bet")
+    odds = table_odds(rules)
+    ante = 0 if tie_only else rules.min_ante
+    tie_stake = min(rules.min_ante, rules.max_tie_bet) if tie_bet or tie_only else 0
+    war_tie_stake = min(rules.min_ante, rules.max_war_tie_bet) if war_tie_bet else 0
+    choose = policy_for(odds.counts, odds.war_rules, strategy.value)
     server_seed = simulation_server_seed(seed)
-    decks = rules.decks
+    bets = [HandBet(ante, tie_stake)] * hands
+    main, tie, war_tie = _Ratio(), _Ratio(), _Ratio()
+    round_net = _Ratio()
+    ties_seen = done = 0
     awaiting = RoundStatus.AWAITING_DECISION
-    main = _Moments()
-    tie = _Moments()
-    ties_seen = 0
-    done = 0
     while done < rounds:
         chunk_end = min(rounds, done + PROGRESS_EVERY)
         for nonce in range(done, chunk_end):
-            deal = deal_casino_war(server_seed, SIMULATION_CLIENT_SEED, nonce, decks)
-            game = CasinoWarRound.start(rules, deal, ante, tie_stake)
+            game = TableRound.deal(rules, server_seed, SIMULATION_CLIENT_SEED, nonce, bets)
             if game.status is awaiting:
-                ties_seen += 1
-                game.decide(decision)
-            result = game.result
-            payouts = result.payouts
-            # Per unit of initial ante: the raise is a stake of its own, so it is netted out.
-            returned = payouts.ante + payouts.raise_ - result.bets.raise_
-            main.total += returned
-            main.total_sq += returned * returned
-            tie_returned = payouts.tie_bet
-            tie.total += tie_returned
-            tie.total_sq += tie_returned * tie_returned
+                decisions: dict[int, Decision | str | HandDecision] = {}
+                for index in game.awaiting:
+                    decision = choose(int(game.hands[index].card.rank) - 2)
+                    stake = war_tie_stake if decision is Decision.WAR else 0
+                    decisions[index] = HandDecision(decision, war_tie_bet=stake)
+                ties_seen += len(decisions)
+                game.decide_many(decisions)
+            _count(game, main, tie, war_tie, round_net)
         if progress is not None:
             progress(chunk_end - done)
         done = chunk_end
-    main.count = tie.count = rounds
-
-    rtp = casino_war_odds(rules).rtp()
+    for ratio in (main, tie, war_tie, round_net):
+        ratio.rounds = rounds
     return SimulationReport(
         rounds=rounds,
         rules=rules,
@@ -191,7 +249,75 @@ def simulate(
         seed=seed,
         ante=ante,
         tie_bet=tie_stake,
-        main=main.stats(ante, rtp[strategy.value]),
-        tie=tie.stats(tie_stake, rtp["tie_bet"]) if tie_stake else None,
+        main=main.stats(odds.bets[f"ante_{strategy.value}"].rtp) if ante else None,
+        tie=tie.stats(_tie_exact(odds, strategy, tie_only)) if tie_stake else None,
         ties_seen=ties_seen,
+        hands=hands,
+        war_tie_bet=war_tie_stake,
+        war_tie=(
+            war_tie.stats(odds.bets["war_tie_bet"].rtp)
+            if war_tie_stake and war_tie.staked
+            else None
+        ),
+        round=_round_stats(odds, round_net, hands, ante, tie_stake, war_tie_stake, strategy),
+    )
+
+
+def _count(game: TableRound, main: _Ratio, tie: _Ratio, war_tie: _Ratio, round_net: _Ratio) -> None:
+    returned = tie_returned = war_tie_returned = war_tie_placed = net = 0
+    staked = tie_staked = 0
+    for hand in game.hands:
+        # Per unit of initial ante: the raise is a stake of its own, so it is netted out.
+        returned += hand.ante_payout + hand.raise_payout - hand.raise_
+        staked += hand.ante
+        tie_returned += hand.tie_payout
+        tie_staked += hand.tie_bet
+        war_tie_returned += hand.war_tie_payout
+        war_tie_placed += hand.war_tie_bet
+        net += (hand.ante_payout + hand.tie_payout + hand.raise_payout + hand.war_tie_payout) - (
+            hand.ante + hand.tie_bet + hand.raise_ + hand.war_tie_bet
+        )
+    if staked:
+        main.add(returned, staked)
+    if tie_staked:
+        tie.add(tie_returned, tie_staked)
+    war_tie.add(war_tie_returned, war_tie_placed)
+    round_net.add(net, 1)
+
+
+def _tie_exact(odds: Any, strategy: Strategy, tie_only: bool) -> Fraction:
+    bets = odds.bets
+    if "tie_bet_alone" in bets and (tie_only or strategy is Strategy.SURRENDER):
+        return Fraction(bets["tie_bet_alone"].rtp)
+    return Fraction(bets["tie_bet"].rtp)
+
+
+def _round_stats(
+    odds: Any,
+    net: _Ratio,
+    hands: int,
+    ante: int,
+    tie_stake: int,
+    war_tie_stake: int,
+    strategy: Strategy,
+) -> RoundStats:
+    """The round's net per unit of its ante (or tie bet, for tie-only rounds)."""
+    unit = ante or tie_stake
+    moments = odds.round_moments(
+        hands,
+        ante=1 if ante else 0,
+        tie_bet=Fraction(tie_stake, unit),
+        war_tie_bet=Fraction(war_tie_stake, unit),
+        policy=strategy.value,
+    )
+    n = net.rounds
+    per_round_mean = Fraction(net.returned, n * unit)
+    second = Fraction(net.returned_sq, n * unit * unit)
+    variance = (second - per_round_mean**2) * n / (n - 1) if n > 1 else Fraction(0)
+    return RoundStats(
+        observed_mean=float(per_round_mean),
+        std_error=math.sqrt(float(variance) / n),
+        observed_variance=float(variance),
+        exact_mean=moments.mean,
+        exact_variance=moments.variance,
     )

@@ -6,17 +6,24 @@ engine), so a player can copy it alone and run it::
     python verify.py --round ROUND.json            # the JSON of GET /api/v1/rounds/{id}
     python verify.py --round - < ROUND.json        # the same, from standard input
     python verify.py --server-seed HEX --client-seed S --nonce N --decks D [--hash HEX]
+    python verify.py ... --decks D --hands H       # a table of several hands: its deal
 
 or, inside the project, ``python -m casino.engine.verify`` / ``casino verify``.
 
-With ``--round`` it takes the decks, the rules, the seeds, the nonce, the bets and the decision
-from the round, re-deals it, settles it on its own and compares everything the round records:
-the commitment, both cards, the war cards, the raise, every bet's payout and label, the net and
-the status. Without ``--round`` it prints the seven cards of the round in dealing order (the
-decks must then be given: a verifier that guessed them could re-deal the wrong shoe).
+With ``--round`` it takes the decks, the rules, the seeds, the nonce, the bets and the
+decisions from the round, re-deals it, settles it on its own and compares everything the round
+records: the commitment, every card (the dealer's, each hand's, every war's burns and cards),
+the raises and war tie bets, every bet's payout and label, each hand's net and the round's, and
+the status. A round of one hand is recorded in the one-hand shape (``player_card``, ``war``...),
+a round at a table of several hands, repeated wars or a war tie bet in the hands shape
+(``hands``, ``wars``): docs/fairness.md, sections 6 and 13-14. Without ``--round`` it prints the
+cards in dealing order (the decks must then be given: a verifier that guessed them could re-deal
+the wrong shoe).
 
 Exit status: 0 = everything checked matches; 1 = something does not match (the server seed
 against the published hash, or any value of the round); 2 = invalid input.
+
+(One file of more than 400 lines on purpose: a player copies it alone.)
 """
 
 from __future__ import annotations
@@ -40,6 +47,9 @@ NONCE_MAX = 2**63 - 1
 CLIENT_SEED_MAX = 64
 TIE_PAYS = (10, 11, 12)
 BETS = ("ante", "tie_bet", "raise")
+HAND_BETS = ("ante", "tie_bet", "raise", "war_tie_bet")
+MAX_HANDS = 5
+BURNS = 3
 EXIT_OK, EXIT_MISMATCH, EXIT_INVALID = 0, 1, 2
 #: Kept for callers of the first version, where 1 meant only "the hash does not match".
 EXIT_HASH_MISMATCH = EXIT_MISMATCH
@@ -170,6 +180,8 @@ def settle(
     if not tie:
         status = "settled"
         ante_payout = 2 * ante if player > dealer else 0
+    elif ante == 0:
+        status = "settled"  # a tie bet alone: paid on the tie, nothing to decide
     elif decision is None:
         status = "awaiting_decision"
     elif decision == "surrender":
@@ -198,6 +210,243 @@ def settle(
             for name in BETS
         },
     }
+
+
+# --- rounds of several hands, repeated wars, side bets (docs/fairness.md sections 13-14) ------
+
+
+def _flag(rules: Mapping[str, Any], name: str, default: bool) -> bool:
+    value = rules.get(name, default)
+    if not isinstance(value, bool):
+        raise InputError(f"rules.{name} must be true or false")
+    return value
+
+
+def _whole(rules: Mapping[str, Any], name: str, default: int, low: int, high: int) -> int:
+    value = rules.get(name, default)
+    if type(value) is not int or not low <= value <= high:
+        raise InputError(f"rules.{name} must be an integer from {low} to {high}")
+    return value
+
+
+def table_rules(rules: Mapping[str, Any]) -> dict[str, Any]:
+    """Every rule a round needs, with the defaults of a rule the snapshot leaves out."""
+    if rules.get("tie_pays") not in TIE_PAYS:
+        raise InputError(f"rules.tie_pays must be one of {TIE_PAYS}")
+    bonus = _flag(rules, "war_tie_bonus", False)
+    war_ties = rules.get("war_ties", "bonus" if bonus else "push")
+    if war_ties not in ("push", "bonus", "repeat") or (bonus and war_ties != "bonus"):
+        raise InputError("rules.war_ties must be push, bonus or repeat (bonus with the bonus)")
+    ladder = rules.get("tie_ladder")
+    if ladder is not None and (
+        not isinstance(ladder, list) or not ladder or any(type(k) is not int for k in ladder)
+    ):
+        raise InputError("rules.tie_ladder must be a list of whole numbers")
+    if rules.get("war_tie_pays", 10) not in TIE_PAYS:
+        raise InputError(f"rules.war_tie_pays must be one of {TIE_PAYS}")
+    seconds = rules.get("decision_seconds")
+    if seconds is not None and type(seconds) is not int:
+        raise InputError("rules.decision_seconds must be null or an integer")
+    return {
+        "decks": check_decks(_whole(rules, "decks", 6, MIN_DECKS, MAX_DECKS)),
+        "tie_pays": rules["tie_pays"],
+        "war_tie_bonus": war_ties == "bonus",
+        "war_ties": war_ties,
+        "max_war_ties": _whole(rules, "max_war_ties", 4, 2, 8),
+        "tie_ladder": ladder,
+        "war_tie_pays": rules.get("war_tie_pays", 10),
+        "max_war_tie_bet": _whole(rules, "max_war_tie_bet", 0, 0, NONCE_MAX),
+        "max_hands": _whole(rules, "max_hands", 1, 1, MAX_HANDS),
+        "surrender_allowed": _flag(rules, "surrender_allowed", True),
+        "tie_only": _flag(rules, "tie_only", False),
+        "decision_seconds": seconds,
+    }
+
+
+def cards_needed(rules: Mapping[str, Any], hands: int) -> int:
+    """The most cards a round of ``hands`` hands can use: the first cards, then every war."""
+    wars = rules["max_war_ties"] - 1 if rules["war_ties"] == "repeat" else 1
+    return min(1 + hands + wars * (BURNS + hands + 1), 52 * rules["decks"])
+
+
+def tie_return(rules: Mapping[str, Any], ties: int) -> int:
+    """What one unit of tie bet returns after ``ties`` ties in a row (the ladder's step)."""
+    if ties == 0:
+        return 0
+    ladder = rules["tie_ladder"]
+    if ladder is None:
+        return int(rules["tie_pays"]) + 1
+    return int(ladder[min(ties, len(ladder)) - 1]) + 1
+
+
+def _new_hand(index: int, card: str, dealer: str, stake: Mapping[str, int], rules: Any) -> dict:
+    ante, tie_bet = stake["ante"], stake["tie_bet"]
+    hand: dict[str, Any] = {
+        "hand": index,
+        "card": card,
+        "status": "settled",
+        "decision": None,
+        "ties": 0,
+        "outcome": None,
+        "bets": {"ante": ante, "tie_bet": tie_bet, "raise": 0, "war_tie_bet": 0},
+        "payouts": dict.fromkeys(HAND_BETS, 0),
+        "pending": set(),
+        "wars": 0,
+    }
+    player, banker = rank_value(card), rank_value(dealer)
+    if player != banker:
+        hand["outcome"] = "win" if player > banker else "loss"
+        hand["payouts"]["ante"] = 2 * ante if player > banker else 0
+        return hand
+    hand["ties"] = 1
+    if ante == 0:  # a tie bet alone: paid on the tie, no war
+        hand["outcome"] = "tie"
+        hand["payouts"]["tie_bet"] = tie_bet * tie_return(rules, 1)
+        return hand
+    hand["status"] = "awaiting_decision"
+    hand["pending"].update(("ante", "raise"))
+    if rules["tie_ladder"] is None:
+        hand["payouts"]["tie_bet"] = tie_bet * tie_return(rules, 1)
+    else:
+        hand["pending"].add("tie_bet")  # the ladder waits for the hand's last war
+    return hand
+
+
+def _finish(hand: dict[str, Any], rules: Any, outcome: str, ante: int, raised: int) -> None:
+    hand["outcome"] = outcome
+    hand["status"] = "settled"
+    hand["payouts"]["ante"], hand["payouts"]["raise"] = ante, raised
+    if "tie_bet" in hand["pending"]:
+        hand["payouts"]["tie_bet"] = hand["bets"]["tie_bet"] * tie_return(rules, hand["ties"])
+    hand["pending"].clear()
+
+
+def _decide(hand: dict[str, Any], choice: Mapping[str, Any], rules: Any) -> list[str]:
+    """Apply a recorded decision; what the rules or the cards do not allow of it."""
+    action, by, placed = choice["action"], choice["decided_by"], choice["war_tie_bet"]
+    wrong = []
+    if hand["status"] != "awaiting_decision":
+        return [f"hand {hand['hand']}: a decision on a hand that did not tie with an ante"]
+    if action == "surrender" and not rules["surrender_allowed"]:
+        wrong.append(f"hand {hand['hand']}: surrender at a table that forbids it")
+    if by == "timeout" and (rules["decision_seconds"] is None or action != "surrender"):
+        wrong.append(f"hand {hand['hand']}: decided by a clock the table does not have")
+    if placed and (action != "war" or placed > rules["max_war_tie_bet"]):
+        wrong.append(f"hand {hand['hand']}: a war tie bet the table does not take")
+    hand["decision"] = {"action": action, "decided_by": by}
+    ante = hand["bets"]["ante"]
+    if action == "surrender":
+        _finish(hand, rules, "surrender", ante // 2, 0)
+        return wrong
+    hand["status"] = "at_war"
+    hand["bets"]["raise"] = ante
+    hand["bets"]["war_tie_bet"] = placed
+    if placed:
+        hand["pending"].add("war_tie_bet")
+    return wrong
+
+
+def _war(hand: dict[str, Any], card: str, dealer: str, rules: Any) -> bool:
+    """Settle a hand's war card; True when its war is fought again."""
+    hand["wars"] += 1
+    player, banker = rank_value(card), rank_value(dealer)
+    placed = hand["bets"]["war_tie_bet"]
+    if hand["wars"] == 1 and placed:
+        hand["payouts"]["war_tie_bet"] = (
+            placed * (rules["war_tie_pays"] + 1) if player == banker else 0
+        )
+        hand["pending"].discard("war_tie_bet")
+    ante = hand["bets"]["ante"]
+    if player != banker:
+        won = player > banker
+        _finish(
+            hand,
+            rules,
+            "war_win" if won else "war_loss",
+            ante if won else 0,
+            2 * ante if won else 0,
+        )
+        return False
+    hand["ties"] += 1
+    if rules["war_ties"] == "repeat" and hand["ties"] < rules["max_war_ties"]:
+        return True
+    bonus = ante if rules["war_ties"] == "bonus" else 0
+    _finish(hand, rules, "war_tie", ante, 2 * ante + bonus)  # a tied war is paid as won
+    return False
+
+
+def play_table(
+    cards: Sequence[str],
+    rules: Mapping[str, Any],
+    stakes: Sequence[Mapping[str, int]],
+    decisions: Sequence[Mapping[str, Any] | None],
+) -> tuple[dict[str, Any], list[str]]:
+    """The round these cards (in dealing order), bets and decisions make, in the hands shape,
+    and what of the decisions the rules or the cards do not allow."""
+    count = len(stakes)
+    if rules["max_hands"] == 1:  # the classic order: the player's card, then the dealer's
+        dealing, dealer, firsts = "classic", cards[1], [cards[0]]
+    else:  # a table of several hands: the dealer's card, then one per hand
+        dealing, dealer, firsts = "table", cards[0], list(cards[1 : 1 + count])
+    following = 1 + count
+    hands = [_new_hand(i, firsts[i], dealer, stakes[i], rules) for i in range(count)]
+    wrong: list[str] = []
+    for hand, choice in zip(hands, decisions, strict=True):
+        if choice is not None:
+            wrong += _decide(hand, choice, rules)
+    wars = []
+    waiting = any(hand["status"] == "awaiting_decision" for hand in hands)
+    at_war = [] if waiting else [hand for hand in hands if hand["status"] == "at_war"]
+    while at_war:
+        burns = list(cards[following : following + BURNS])
+        following += BURNS
+        dealt = []
+        for hand in at_war:
+            dealt.append({"hand": hand["hand"], "card": cards[following]})
+            following += 1
+        dealer_card = cards[following]
+        following += 1
+        wars.append({"burns": burns, "cards": dealt, "dealer_card": dealer_card})
+        at_war = [
+            hand
+            for hand, item in zip(at_war, dealt, strict=True)
+            if _war(hand, item["card"], dealer_card, rules)
+        ]
+    shown = []
+    for hand in hands:
+        stake, paid = hand["bets"], hand["payouts"]
+        shown.append(
+            {
+                "hand": hand["hand"],
+                "card": hand["card"],
+                "status": hand["status"],
+                "decision": hand["decision"],
+                "ties": hand["ties"],
+                "outcome": hand["outcome"],
+                "bets": stake,
+                "payouts": paid,
+                "outcomes": {
+                    name: bet_label(stake[name], paid[name], name not in hand["pending"])
+                    for name in HAND_BETS
+                },
+                "net": sum(paid.values()) - sum(stake.values()),
+            }
+        )
+    totals = {
+        key: {name: sum(hand[key][name] for hand in shown) for name in HAND_BETS}
+        for key in ("bets", "payouts")
+    }
+    settled = all(hand["status"] == "settled" for hand in shown)
+    round_ = {
+        "status": "settled" if settled else "awaiting_decision",
+        "dealing": dealing,
+        "dealer_card": dealer,
+        "hands": shown,
+        "wars": wars,
+        **totals,
+        "net": sum(hand["net"] for hand in shown),
+    }
+    return round_, wrong
 
 
 # --- checking a recalled round ---------------------------------------------------------------
@@ -238,12 +487,7 @@ def load_round(source: str) -> dict[str, Any]:
     return doc
 
 
-def check_round(
-    doc: Mapping[str, Any], server_seed: bytes | None = None, published_hash: str | None = None
-) -> dict[str, Any]:
-    """Re-deal and re-settle a recalled round; every check with what the round recorded and
-    what the seeds give. ``server_seed`` stands in for a round recalled before the seed was
-    revealed (it must agree with the round's own, if the round has one)."""
+def _seeds(doc: Mapping[str, Any], server_seed: bytes | None) -> tuple[bytes, str, int]:
     revealed = _field(doc, "fairness.server_seed")
     if revealed is not None:
         if not isinstance(revealed, str):
@@ -262,23 +506,21 @@ def check_round(
     if not isinstance(client_seed, str):
         raise InputError("fairness.client_seed must be text")
     check_client_seed(client_seed)
-    nonce = _integer(doc, "fairness.nonce")
+    return server_seed, client_seed, _integer(doc, "fairness.nonce")
+
+
+def check_round(
+    doc: Mapping[str, Any], server_seed: bytes | None = None, published_hash: str | None = None
+) -> dict[str, Any]:
+    """Re-deal and re-settle a recalled round; every check with what the round recorded and
+    what the seeds give. ``server_seed`` stands in for a round recalled before the seed was
+    revealed (it must agree with the round's own, if the round has one)."""
+    seed, client_seed, nonce = _seeds(doc, server_seed)
     rules = _field(doc, "rules")
     if not isinstance(rules, Mapping):
         raise InputError("rules must be an object")
     decks = check_decks(_integer(doc, "rules.decks", MIN_DECKS, MAX_DECKS))
-    if _field(doc, "rules.tie_pays") not in TIE_PAYS:
-        raise InputError(f"rules.tie_pays must be one of {TIE_PAYS}")
-    ante = _integer(doc, "bets.ante", 1)
-    tie_bet = _integer(doc, "bets.tie_bet")
-    raw_decision = _field(doc, "decision")
-    decision = None
-    if raw_decision is not None:
-        decision = _field(doc, "decision.action")
-    cards = deal(server_seed, client_seed, nonce, decks, len(ROLES))
-    expected = settle(cards, rules, ante, tie_bet, decision)
-
-    commitment = hashlib.sha256(server_seed).hexdigest()
+    table = table_rules(rules)
     checks: list[dict[str, Any]] = []
 
     def check(name: str, recorded: Any, wanted: Any) -> None:
@@ -286,14 +528,61 @@ def check_round(
             {"name": name, "ok": recorded == wanted, "recorded": recorded, "expected": wanted}
         )
 
+    commitment = hashlib.sha256(seed).hexdigest()
     check("commitment", _field(doc, "fairness.server_seed_hash"), commitment)
-    tie = rank_value(cards[0]) == rank_value(cards[1])
-    if decision is not None and not tie:
-        check("decision", decision, None)  # a decision is only ever asked on a tie
-    if decision == "surrender" and not rules.get("surrender_allowed", True):
-        check("decision", decision, "war (this table does not allow surrender)")
     if published_hash is not None:
         check("published hash", published_hash.strip().lower(), commitment)
+    if "hands" in doc:
+        cards = _check_hands_round(doc, table, seed, client_seed, nonce, check)
+        dealt = None
+    else:
+        cards = _check_one_hand(doc, table, seed, client_seed, nonce, check)
+        dealt = dict(zip(ROLES, cards, strict=True))
+    return {
+        "round_id": doc.get("id"),
+        "server_seed": seed.hex(),
+        "commitment": commitment,
+        "client_seed": client_seed,
+        "nonce": nonce,
+        "decks": decks,
+        "cards": cards,
+        "dealt": dealt,
+        "checks": checks,
+        "match": all(c["ok"] for c in checks),
+    }
+
+
+def _check_one_hand(
+    doc: Mapping[str, Any],
+    rules: Mapping[str, Any],
+    seed: bytes,
+    client_seed: str,
+    nonce: int,
+    check: Any,
+) -> list[str]:
+    """A round in the one-hand shape (docs/fairness.md section 6)."""
+    tie_only = rules["tie_only"]
+    ante = _integer(doc, "bets.ante", 0 if tie_only else 1)
+    tie_bet = _integer(doc, "bets.tie_bet", 1 if ante == 0 else 0)
+    raw_decision = _field(doc, "decision")
+    decision = decided_by = None
+    if raw_decision is not None:
+        decision = _field(doc, "decision.action")
+        decided_by = raw_decision.get("decided_by") if isinstance(raw_decision, Mapping) else None
+    cards = deal(seed, client_seed, nonce, rules["decks"], len(ROLES))
+    expected = settle(cards, rules, ante, tie_bet, decision)
+    one_hand = (
+        rules["max_hands"] == 1 and rules["war_ties"] != "repeat" and not rules["max_war_tie_bet"]
+    )
+    if not one_hand:  # these rules record their rounds in the hands shape
+        check("shape", "one_hand", "hands")
+    tie = rank_value(cards[0]) == rank_value(cards[1])
+    if decision is not None and (not tie or ante == 0):
+        check("decision", decision, None)  # a decision is only ever asked on a tie
+    if decision == "surrender" and not rules["surrender_allowed"]:
+        check("decision", decision, "war (this table does not allow surrender)")
+    if decided_by == "timeout" and (rules["decision_seconds"] is None or decision != "surrender"):
+        check("decision.decided_by", decided_by, "player or system (no clock surrenders here)")
     check("player_card", doc.get("player_card"), cards[0])
     check("dealer_card", doc.get("dealer_card"), cards[1])
     check("status", doc.get("status"), expected["status"])
@@ -305,18 +594,70 @@ def check_round(
     if "outcomes" in doc:  # recalls since the per-bet labels were added
         for name in BETS:
             check(f"outcomes.{name}", _field(doc, f"outcomes.{name}"), expected["outcomes"][name])
-    return {
-        "round_id": doc.get("id"),
-        "server_seed": server_seed.hex(),
-        "commitment": commitment,
-        "client_seed": client_seed,
-        "nonce": nonce,
-        "decks": decks,
-        "cards": cards,
-        "dealt": dict(zip(ROLES, cards, strict=True)),
-        "checks": checks,
-        "match": all(c["ok"] for c in checks),
-    }
+    return cards
+
+
+def _recorded_hands(
+    doc: Mapping[str, Any], rules: Mapping[str, Any]
+) -> tuple[list[dict[str, int]], list[dict[str, Any] | None]]:
+    """Each hand's bets and decision, as the round records them."""
+    hands = doc["hands"]
+    if not isinstance(hands, list) or not 1 <= len(hands) <= rules["max_hands"]:
+        raise InputError(f"hands must be a list of 1 to {rules['max_hands']} hands")
+    stakes: list[dict[str, int]] = []
+    decisions: list[dict[str, Any] | None] = []
+    for i, hand in enumerate(hands):
+        if not isinstance(hand, Mapping):
+            raise InputError(f"hands[{i}] must be an object")
+        ante = _integer(hand, "bets.ante", 0 if rules["tie_only"] else 1)
+        tie_bet = _integer(hand, "bets.tie_bet", 1 if ante == 0 else 0)
+        stakes.append({"ante": ante, "tie_bet": tie_bet})
+        choice = hand.get("decision")
+        if choice is None:
+            decisions.append(None)
+            continue
+        action = _field(hand, "decision.action")
+        by = choice.get("decided_by", "player") if isinstance(choice, Mapping) else None
+        if action not in ("surrender", "war") or by not in ("player", "system", "timeout"):
+            raise InputError(
+                f"hands[{i}].decision must be surrender or war, by player/system/timeout"
+            )
+        placed = _integer(hand, "bets.war_tie_bet") if "war_tie_bet" in hand.get("bets", {}) else 0
+        decisions.append({"action": action, "decided_by": by, "war_tie_bet": placed})
+    return stakes, decisions
+
+
+def _check_hands_round(
+    doc: Mapping[str, Any],
+    rules: Mapping[str, Any],
+    seed: bytes,
+    client_seed: str,
+    nonce: int,
+    check: Any,
+) -> list[str]:
+    """A round in the hands shape (docs/fairness.md sections 13-14)."""
+    stakes, decisions = _recorded_hands(doc, rules)
+    cards = deal(seed, client_seed, nonce, rules["decks"], cards_needed(rules, len(stakes)))
+    expected, wrong = play_table(cards, rules, stakes, decisions)
+    for problem in wrong:
+        check("decision", problem, "no such decision")
+    for key in ("status", "dealing", "dealer_card"):
+        check(key, doc.get(key), expected[key])
+    recorded = doc["hands"]
+    for i, wanted in enumerate(expected["hands"]):
+        hand = recorded[i]
+        for key in ("card", "status", "decision", "ties", "outcome", "net"):
+            check(f"hands[{i}].{key}", hand.get(key), wanted[key])
+        for part in ("bets", "payouts", "outcomes"):
+            for name in HAND_BETS:
+                got = hand.get(part, {}).get(name) if isinstance(hand.get(part), Mapping) else None
+                check(f"hands[{i}].{part}.{name}", got, wanted[part][name])
+    check("wars", doc.get("wars"), expected["wars"])
+    for part in ("bets", "payouts"):
+        check(part, doc.get(part), expected[part])
+    check("net", doc.get("net"), expected["net"])
+    used = 1 + len(stakes) + sum(BURNS + len(war["cards"]) + 1 for war in expected["wars"])
+    return cards[:used]
 
 
 # --- command line ----------------------------------------------------------------------------
@@ -341,6 +682,11 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--nonce", help="the round's nonce: 0 to 2**63 - 1, plain digits")
     parser.add_argument("--decks", type=int, help="decks in the shoe (required without --round)")
     parser.add_argument("--hash", help="published commitment (SHA-256 of the seed), to check")
+    parser.add_argument(
+        "--hands",
+        type=int,
+        help="a table of several hands (max_hands > 1): its deal, dealer first, for H hands",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
     return parser.parse_args(argv)
 
@@ -366,7 +712,14 @@ def _deal_report(args: argparse.Namespace) -> tuple[dict[str, Any], bool]:
     digest = hashlib.sha256(seed).hexdigest()
     published = None if args.hash is None else args.hash.strip().lower()
     matches = None if published is None else hmac.compare_digest(digest, published)
-    cards = deal(seed, client_seed, nonce, decks, len(ROLES))
+    if args.hands is None:
+        roles = list(ROLES)
+        cards = deal(seed, client_seed, nonce, decks, len(roles))
+        result = outcome(cards)
+    else:
+        roles = table_roles(args.hands)
+        cards = deal(seed, client_seed, nonce, decks, len(roles))
+        result = table_outcome(cards, args.hands)
     report = {
         "server_seed": seed.hex(),
         "commitment": digest,
@@ -376,10 +729,34 @@ def _deal_report(args: argparse.Namespace) -> tuple[dict[str, Any], bool]:
         "nonce": nonce,
         "decks": decks,
         "cards": cards,
-        "dealt": dict(zip(ROLES, cards, strict=True)),
-        "outcome": outcome(cards),
+        "hands": args.hands,
+        "dealt": dict(zip(roles, cards, strict=True)),
+        "outcome": result,
     }
     return report, matches is not False
+
+
+def table_roles(hands: int) -> list[str]:
+    """The cards of a round of ``hands`` hands at a table of several hands, then the cards of
+    its first war: the burns, then as many cards as there may be hands at war plus one (they
+    go to the hands at war in hand order, the next one to the dealer)."""
+    if not 1 <= hands <= MAX_HANDS:
+        raise InputError(f"--hands must be 1 to {MAX_HANDS}")
+    seats = [f"hand {i}" for i in range(hands)]  # numbered from 0, as rounds record them
+    burns = [f"burn {k + 1}" for k in range(BURNS)]
+    return ["dealer", *seats, *burns, *(f"war card {k + 1}" for k in range(hands + 1))]
+
+
+def table_outcome(cards: Sequence[str], hands: int) -> str:
+    dealer = rank_value(cards[0])
+    words = []
+    for i in range(hands):
+        player = rank_value(cards[1 + i])
+        verdict = "wins" if player > dealer else "loses" if player < dealer else "ties"
+        words.append(f"hand {i} {verdict}")
+    return ", ".join(words) + (
+        "; at war, the war cards go to the hands at war in hand order, the next to the dealer"
+    )
 
 
 def _print_deal(report: dict[str, Any]) -> None:
@@ -393,7 +770,7 @@ def _print_deal(report: dict[str, Any]) -> None:
     print(f"decks         {report['decks']}")
     print("cards in dealing order (burns and war cards are turned only on a war):")
     for number, (role, card) in enumerate(report["dealt"].items(), start=1):
-        print(f"  {number}. {role:<11} {card}")
+        print(f"  {number:>2}. {role:<11} {card}")
     print(f"outcome       {report['outcome']}")
 
 
@@ -422,7 +799,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.round_file is not None:
             clashing = [
                 f"--{name.replace('_', '-')}"
-                for name in ("client_seed", "nonce", "decks")
+                for name in ("client_seed", "nonce", "decks", "hands")
                 if getattr(args, name) is not None
             ]
             if clashing:

@@ -15,145 +15,66 @@ pure and needs no database. Checks, each reported on its own:
   postings) holds exactly the antes of the rounds awaiting a decision;
 - ``wallet_chains``: each wallet's chain is gapless from 1, every link points at its
   predecessor and hashes its row and postings, and the wallet's head is its last link;
-- ``checkpoints``: the checkpoints chain from 1, their commit ranges follow one another,
-  each is signed by a trusted key over its recomputed hash, the transactions in its range are
-  exactly the ones it counted and hashed into its Merkle root, and in every wallet's chain
-  the sealed transactions come before the unsealed ones;
-- ``rounds_replay``: every round re-dealt from its seeds and re-played through the engine
-  (``replay_round``): cards, decision, bets, payouts and net must match the round, and its
-  transactions must take its stakes and pay its payouts.
+- ``checkpoints`` and ``unsealed``: the signed checkpoints, and what they leave unsealed
+  (casino.ledger.audit_seals);
+- ``rounds_replay``: every round re-dealt and re-played (casino.ledger.audit_rounds).
 """
 
 from __future__ import annotations
 
 import bisect
-import multiprocessing
 import os
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
-from datetime import datetime
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
-from casino.engine.casino_war import Decision, RoundStatus, TableRules, replay_round
-from casino.engine.errors import EngineError
 from casino.ledger.accounts import IN_PLAY, WALLET
+from casino.ledger.audit_rounds import check_rounds, replay_mismatch
+from casino.ledger.audit_seals import check_checkpoints, check_unsealed, sealing
+from casino.ledger.books import (
+    AccountRow,
+    Books,
+    CheckResult,
+    Problems,
+    RoundRowForAudit,
+    TransactionRow,
+)
 from casino.ledger.chain import GENESIS_HASH, content_digest, link_hash
-from casino.ledger.checkpoints import Checkpoint, VerifyingKey, recomputed_hash
-from casino.ledger.merkle import merkle_root, transaction_leaf
+from casino.ledger.checkpoints import TrustedKey, VerifyingKey, as_trusted
 
-MAX_DETAILS = 10
-AWAITING_DECISION = RoundStatus.AWAITING_DECISION.value
-SETTLED = RoundStatus.SETTLED.value
-
-
-@dataclass(frozen=True)
-class AccountRow:
-    id: int
-    key: str
-    kind: str
-    currency: str
-    player_id: str | None
-    balance: int | None
-    chain_length: int
-    chain_hash: str
-
-
-@dataclass(frozen=True)
-class TransactionRow:
-    id: int
-    kind: str
-    currency: str
-    player_id: str
-    wallet_id: int
-    round_id: str | None
-    reference: str | None
-    wallet_balance_after: int
-    created_at: Any
-    wallet_seq: int
-    prev_hash: str
-    hash: str
-    commit_seq: int
-    postings: list[tuple[int, int, int]] = field(default_factory=list)  # leg, account, amount
-
-
-@dataclass(frozen=True)
-class RoundRowForAudit:
-    id: str
-    player_id: str
-    currency: str
-    rules: TableRules
-    status: str
-    server_seed: bytes
-    client_seed: str
-    nonce: int
-    ante: int
-    tie_bet: int
-    raise_amount: int
-    player_card: str
-    dealer_card: str
-    war: Mapping[str, Any] | None
-    decision: str | None
-    ante_payout: int
-    tie_bet_payout: int
-    raise_payout: int
-    net: int
-
-
-@dataclass
-class Books:
-    accounts: dict[int, AccountRow]
-    transactions: list[TransactionRow]
-    checkpoints: list[Checkpoint]
-    rounds: Iterable[RoundRowForAudit]
-    open_stakes: dict[str, int] = field(default_factory=dict)  # currency -> antes in play
-    rounds_since: datetime | None = None  # ``rounds`` holds only those started since then
-    orphan_postings: list[int] = field(default_factory=list)  # tx ids with no transaction
-
-
-@dataclass(frozen=True)
-class CheckResult:
-    name: str
-    ok: bool
-    detail: str
-    failures: int = 0
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "ok": self.ok, "detail": self.detail, "failures": self.failures}
+__all__ = [
+    "AccountRow",
+    "AuditReport",
+    "Books",
+    "CheckResult",
+    "RoundRowForAudit",
+    "TransactionRow",
+    "audit_books",
+    "format_report",
+    "replay_mismatch",
+    "transaction_digest",
+]
 
 
 @dataclass(frozen=True)
 class AuditReport:
     ok: bool
     checks: list[CheckResult]
+    sealed: int = 0  # transactions a checkpoint seals
+    unsealed: int = 0  # and those none seals yet
 
     def to_dict(self) -> dict[str, Any]:
-        return {"ok": self.ok, "checks": [check.to_dict() for check in self.checks]}
-
-
-class _Problems:
-    def __init__(self) -> None:
-        self.items: list[str] = []
-        self.count = 0
-
-    def add(self, message: str) -> None:
-        self.count += 1
-        if len(self.items) < MAX_DETAILS:
-            self.items.append(message)
-
-    def result(self, name: str, ok_detail: str) -> CheckResult:
-        if not self.count:
-            return CheckResult(name, True, ok_detail)
-        more = f" (+{self.count - len(self.items)} more)" if self.count > len(self.items) else ""
-        return CheckResult(name, False, "; ".join(self.items) + more, self.count)
-
-
-# --- the books -------------------------------------------------------------------------
+        return {
+            "ok": self.ok,
+            "transactions": {"sealed": self.sealed, "unsealed": self.unsealed},
+            "checks": [check.to_dict() for check in self.checks],
+        }
 
 
 def _check_transactions(books: Books) -> CheckResult:
-    problems = _Problems()
+    problems = Problems()
     for tx in books.transactions:
         legs = tx.postings
         if len(legs) < 2:
@@ -194,7 +115,7 @@ def _posting_sums(books: Books) -> dict[int, int]:
 
 
 def _check_currencies(books: Books, sums: Mapping[int, int]) -> CheckResult:
-    problems = _Problems()
+    problems = Problems()
     by_currency: dict[str, int] = defaultdict(int)
     for account in books.accounts.values():
         by_currency[account.currency] += sums.get(account.id, 0)
@@ -221,7 +142,7 @@ def _wallet_delta(tx: TransactionRow) -> int:
 def _check_balances(
     books: Books, sums: Mapping[int, int], chains: Mapping[int, list[TransactionRow]]
 ) -> CheckResult:
-    problems = _Problems()
+    problems = Problems()
     wallets = 0
     for account in sorted(books.accounts.values(), key=lambda a: a.id):
         if account.kind != WALLET:
@@ -269,7 +190,7 @@ def _check_balances(
 
 
 def _check_wallets(books: Books) -> CheckResult:
-    problems = _Problems()
+    problems = Problems()
     wallets = 0
     for account in books.accounts.values():
         if account.kind == WALLET:
@@ -285,7 +206,7 @@ def _check_wallets(books: Books) -> CheckResult:
 def _check_in_play(
     books: Books, sums: Mapping[int, int], open_stakes: Mapping[str, int]
 ) -> CheckResult:
-    problems = _Problems()
+    problems = Problems()
     in_play: dict[str, int] = defaultdict(int)
     for account in books.accounts.values():
         if account.kind == IN_PLAY:
@@ -319,7 +240,7 @@ def transaction_digest(tx: TransactionRow, keys: Mapping[int, str]) -> str:
 
 
 def _check_chains(books: Books, chains: Mapping[int, list[TransactionRow]]) -> CheckResult:
-    problems = _Problems()
+    problems = Problems()
     keys = {account.id: account.key for account in books.accounts.values()}
     linked = 0
     for account in books.accounts.values():
@@ -352,206 +273,22 @@ def _check_chains(books: Books, chains: Mapping[int, list[TransactionRow]]) -> C
     return problems.result("wallet_chains", f"{linked} transactions chained in their wallets")
 
 
-def _check_checkpoints(
-    books: Books, chains: Mapping[int, list[TransactionRow]], trusted: Sequence[VerifyingKey]
-) -> CheckResult:
-    problems = _Problems()
-    keys = {key.key_id: key for key in trusted}
-    by_seq = sorted(books.transactions, key=lambda tx: (tx.commit_seq, tx.id))
-    commit_seqs = [tx.commit_seq for tx in by_seq]
-    prev_hash = GENESIS_HASH
-    prev_to: int | None = None
-    total = 0
-    sealed_until = 0
-    for n, checkpoint in enumerate(books.checkpoints, start=1):
-        name = f"checkpoint {checkpoint.seq}"
-        if checkpoint.seq != n:
-            problems.add(f"{name} is not number {n}")
-        if checkpoint.prev_hash != prev_hash:
-            problems.add(f"{name} does not link to the previous checkpoint")
-        if prev_to is not None and checkpoint.commit_from != prev_to:
-            problems.add(f"{name} does not start where the previous one ended")
-        if recomputed_hash(checkpoint) != checkpoint.hash:
-            problems.add(f"{name} was edited after it was sealed")
-        key = keys.get(checkpoint.key_id)
-        if key is None:
-            problems.add(f"{name} is signed by an untrusted key {checkpoint.key_id}")
-        elif not key.verifies(checkpoint.hash, checkpoint.signature):
-            problems.add(f"{name} has an invalid signature")
-        lo = bisect.bisect_left(commit_seqs, checkpoint.commit_from)
-        hi = bisect.bisect_left(commit_seqs, checkpoint.commit_to)
-        batch = by_seq[lo:hi]
-        total += len(batch)
-        if len(batch) != checkpoint.tx_count or total != checkpoint.total_count:
-            problems.add(
-                f"{name} sealed {checkpoint.tx_count} transactions, its range now holds "
-                f"{len(batch)}"
-            )
-        if merkle_root([transaction_leaf(tx.id, tx.hash) for tx in batch]) != checkpoint.root:
-            problems.add(f"{name}: the transactions it sealed were changed, added or removed")
-        prev_hash = checkpoint.hash
-        prev_to = checkpoint.commit_to
-        sealed_until = checkpoint.commit_to
-    if books.checkpoints:
-        first = books.checkpoints[0].commit_from
-        early = bisect.bisect_left(commit_seqs, first)
-        if early:
-            problems.add(f"{early} transaction(s) lie before the first checkpoint's range")
-    # In each wallet's chain, sealed transactions come first: one inserted behind a seal
-    # (unsealed, but placed before sealed links) is caught even if it kept the links intact.
-    for wallet_id, chain in chains.items():
-        seen_unsealed = False
-        for tx in chain:
-            is_sealed = tx.commit_seq < sealed_until
-            if is_sealed and seen_unsealed:
-                problems.add(f"wallet {wallet_id}: an unsealed transaction precedes sealed ones")
-                break
-            seen_unsealed = seen_unsealed or not is_sealed
-    sealed = bisect.bisect_left(commit_seqs, sealed_until) if books.checkpoints else 0
-    return problems.result(
-        "checkpoints",
-        f"{len(books.checkpoints)} checkpoints signed and matching; {sealed} of "
-        f"{len(by_seq)} transactions sealed",
-    )
-
-
-# --- rounds ----------------------------------------------------------------------------
-
-
-def replay_mismatch(row: RoundRowForAudit) -> str | None:
-    """What a stored round says that its seeds and rules do not give, if anything."""
-    game = replay_round(
-        row.rules,
-        row.server_seed,
-        row.client_seed,
-        row.nonce,
-        row.ante,
-        row.tie_bet,
-        None if row.decision is None else Decision(row.decision),
-    )
-    deal = game.deal
-    if deal.player.code != row.player_card or deal.dealer.code != row.dealer_card:
-        cards = f"{row.player_card}/{row.dealer_card}"
-        return f"cards {cards} but the seeds deal {deal.player}/{deal.dealer}"
-    if game.status.value != row.status:
-        return f"recorded as {row.status} but the replay is {game.status.value}"
-    if row.status == AWAITING_DECISION:
-        if row.tie_bet_payout != game.tie_bet_payout:
-            return f"tie bet payout {row.tie_bet_payout} != {game.tie_bet_payout}"
-        return None
-    result = game.result
-    war = None if result.war is None else result.war.to_dict()
-    if (None if row.war is None else dict(row.war)) != war:
-        return f"war recorded as {row.war} but the replay gives {war}"
-    bets, payouts = result.bets, result.payouts
-    if (row.ante, row.tie_bet, row.raise_amount) != (bets.ante, bets.tie_bet, bets.raise_):
-        return (
-            f"bets recorded as {row.ante}/{row.tie_bet}/{row.raise_amount} but the replay "
-            f"gives {bets.to_dict()}"
-        )
-    recorded = (row.ante_payout, row.tie_bet_payout, row.raise_payout)
-    if recorded != (payouts.ante, payouts.tie_bet, payouts.raise_):
-        return f"payouts recorded as {recorded} but the replay gives {payouts.to_dict()}"
-    if row.net != result.net:
-        return f"net recorded as {row.net} but the replay gives {result.net}"
-    return None
-
-
-def _replay_all(rows: list[RoundRowForAudit]) -> list[tuple[int, str]]:
-    """(index, what is wrong) for the rounds of ``rows`` that do not replay."""
-    found = []
-    for index, row in enumerate(rows):
-        try:
-            mismatch = replay_mismatch(row)
-        except (EngineError, KeyError, ValueError) as exc:
-            mismatch = f"cannot be replayed: {exc}"
-        if mismatch:
-            found.append((index, mismatch))
-    return found
-
-
-#: Rounds per replay task, and fewer than this are replayed in this process.
-_CHUNK = 5_000
-
-
-def _replays(rows: list[RoundRowForAudit], workers: int) -> Iterator[list[tuple[int, str]]]:
-    """The replay of ``rows`` in chunks: on ``workers`` processes when there are many (the
-    replay is pure CPU; the books checks need one process, the rounds do not)."""
-    chunks = [rows[i : i + _CHUNK] for i in range(0, len(rows), _CHUNK)]
-    if workers <= 1 or len(chunks) < 2:
-        yield from map(_replay_all, chunks)
-        return
-    context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        yield from pool.map(_replay_all, chunks)
-
-
-def _money_mismatch(
-    row: RoundRowForAudit, txs: list[TransactionRow], kinds: Mapping[int, str]
-) -> str | None:
-    """The round's transactions must take its stakes from its wallet, pay its payouts back
-    and hold its ante in play exactly while it awaits a decision."""
-    staked = paid = in_play = 0
-    for tx in txs:
-        for _, account_id, amount in tx.postings:
-            kind = kinds.get(account_id)
-            if kind == WALLET:
-                if amount < 0:
-                    staked -= amount
-                else:
-                    paid += amount
-            elif kind == IN_PLAY:
-                in_play += amount
-    bets = row.ante + row.tie_bet + row.raise_amount
-    if staked != bets:
-        return f"stakes in the ledger {staked} != bets {row.ante}+{row.tie_bet}+{row.raise_amount}"
-    settled_payouts = row.tie_bet_payout + (
-        row.ante_payout + row.raise_payout if row.status == SETTLED else 0
-    )
-    if paid != settled_payouts:
-        return f"payouts in the ledger {paid} != the round's {settled_payouts}"
-    if paid - staked != row.net:
-        return f"wallet postings {paid - staked} != net {row.net}"
-    open_stake = row.ante if row.status == AWAITING_DECISION else 0
-    if in_play != open_stake:
-        return f"in-play postings {in_play} != open stake {open_stake}"
-    return None
-
-
-def _check_rounds(books: Books, workers: int) -> CheckResult:
-    problems = _Problems()
-    kinds = {account.id: account.kind for account in books.accounts.values()}
-    by_round: dict[str, list[TransactionRow]] = defaultdict(list)
-    for tx in books.transactions:
-        if tx.round_id is not None:
-            by_round[tx.round_id].append(tx)
-    rows = list(books.rounds)
-    replayed = len(rows)
-    for chunk_start, found in enumerate(_replays(rows, workers)):
-        for index, mismatch in found:
-            problems.add(f"round {rows[chunk_start * _CHUNK + index].id}: {mismatch}")
-    for row in rows:
-        money = _money_mismatch(row, by_round.pop(row.id, []), kinds)
-        if money:
-            problems.add(f"round {row.id}: {money}")
-    if books.rounds_since is None:
-        for round_id in by_round:
-            problems.add(f"transactions refer to missing round {round_id}")
-        which = f"{replayed} rounds"
-    else:
-        which = f"{replayed} rounds (started since {books.rounds_since.isoformat()})"
-    return problems.result("rounds_replay", f"{which} re-dealt and replayed, all match")
-
-
 def audit_books(
-    books: Books, trusted: Sequence[VerifyingKey], *, workers: int | None = None
+    books: Books,
+    trusted: Sequence[VerifyingKey | TrustedKey],
+    *,
+    workers: int | None = None,
+    now: datetime | None = None,
+    unsealed_max_age: timedelta | None = None,
 ) -> AuditReport:
     """Every check of the books; the rounds are replayed on ``workers`` processes (default:
-    one per CPU)."""
+    one per CPU). A transaction still unsealed ``unsealed_max_age`` after it was made, at
+    ``now``, fails the audit (no bound: the unsealed ones are only counted)."""
     if workers is None:
         workers = os.cpu_count() or 1
     sums = _posting_sums(books)
     chains = _wallet_chains(books)
+    seals = sealing(books)
     checks = [
         _check_transactions(books),
         _check_currencies(books, sums),
@@ -559,10 +296,16 @@ def audit_books(
         _check_wallets(books),
         _check_in_play(books, sums, books.open_stakes),
         _check_chains(books, chains),
-        _check_checkpoints(books, chains, trusted),
-        _check_rounds(books, workers),
+        check_checkpoints(books, chains, as_trusted(trusted), seals.sealed_until),
+        check_unsealed(seals, now=now, max_age=unsealed_max_age),
+        check_rounds(books, workers),
     ]
-    return AuditReport(ok=all(check.ok for check in checks), checks=checks)
+    return AuditReport(
+        ok=all(check.ok for check in checks),
+        checks=checks,
+        sealed=seals.sealed,
+        unsealed=seals.unsealed,
+    )
 
 
 def format_report(report: AuditReport) -> str:

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
+import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any
@@ -35,7 +36,9 @@ __all__ = [
     "GENESIS_HASH",
     "Checkpoint",
     "CheckpointBody",
+    "CheckpointRef",
     "SigningKey",
+    "TrustedKey",
     "VerifyingKey",
     "checkpoint_hash",
 ]
@@ -139,6 +142,95 @@ class VerifyingKey:
         if len(raw) != 32:
             raise ValueError("an Ed25519 public key is 32 bytes (64 hex digits)")
         return cls(raw)
+
+
+@dataclass(frozen=True)
+class CheckpointRef:
+    """A checkpoint named by its number and hash (what a sealer records, what an auditor
+    pins)."""
+
+    seq: int
+    hash: str
+
+
+_RANGE = re.compile(r"(\d+)-(\d*)")
+
+
+@dataclass(frozen=True)
+class TrustedKey:
+    """A public key trusted for checkpoints, for all of them or for those numbered ``first``
+    to ``last`` (a retired key: the checkpoints it signed while it was the signing key).
+
+    Written ``KEY`` or ``KEY@FIRST-LAST`` (``KEY@FIRST-``: from FIRST on), KEY being 64 hex
+    digits or a PEM. A retired key that leaked then cannot sign a checkpoint after its time.
+    """
+
+    key: VerifyingKey
+    first: int | None = None
+    last: int | None = None
+
+    @property
+    def key_id(self) -> str:
+        return self.key.key_id
+
+    def covers(self, seq: int) -> bool:
+        return (self.first is None or seq >= self.first) and (self.last is None or seq <= self.last)
+
+    def span(self) -> str:
+        """The checkpoints it may sign, in words."""
+        if self.first is None and self.last is None:
+            return "any checkpoint"
+        return f"checkpoints {self.first or 1} to {'the last' if self.last is None else self.last}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """As exports and ``GET /ledger/public-key`` give it: a retired key with its range."""
+        described: dict[str, Any] = {"key_id": self.key_id, "public_key": self.key.hex}
+        if self.first is not None or self.last is not None:
+            described.update(first=self.first or 1, last=self.last)
+        return described
+
+    def text(self) -> str:
+        """How it is written in CASINO_TRUSTED_SIGNING_KEYS (hex)."""
+        if self.first is None and self.last is None:
+            return self.key.hex
+        return f"{self.key.hex}@{self.first or 1}-{'' if self.last is None else self.last}"
+
+    @classmethod
+    def parse(cls, text: str) -> TrustedKey:
+        text = text.strip()
+        key_text, at, bounds = text.rpartition("@")
+        if not at:
+            return cls(VerifyingKey.parse(text))
+        matched = _RANGE.fullmatch(bounds.strip())
+        if matched is None:
+            raise ValueError(f"a key's range is FIRST-LAST or FIRST-, not {bounds!r}")
+        first = int(matched.group(1))
+        last = int(matched.group(2)) if matched.group(2) else None
+        if first < 1 or (last is not None and last < first):
+            raise ValueError(f"an empty range of checkpoints: {bounds!r}")
+        return cls(VerifyingKey.parse(key_text), first, last)
+
+
+def check_signature(checkpoint: Checkpoint, trusted: Sequence[TrustedKey]) -> str | None:
+    """Why ``checkpoint`` is not one a trusted key signed (its hash recomputed, its signature
+    checked by a key trusted for its number), or None when it is."""
+    name = f"checkpoint {checkpoint.seq}"
+    if recomputed_hash(checkpoint) != checkpoint.hash:
+        return f"{name} was edited after it was sealed"
+    entries = [entry for entry in trusted if entry.key_id == checkpoint.key_id]
+    if not entries:
+        return f"{name} is signed by an untrusted key {checkpoint.key_id}"
+    if not any(entry.covers(checkpoint.seq) for entry in entries):
+        spans = ", ".join(entry.span() for entry in entries)
+        return f"{name} is signed by key {checkpoint.key_id}, trusted only for {spans}"
+    if not entries[0].key.verifies(checkpoint.hash, checkpoint.signature):
+        return f"{name} has an invalid signature"
+    return None
+
+
+def as_trusted(keys: Iterable[VerifyingKey | TrustedKey]) -> list[TrustedKey]:
+    """Keys as trusted keys: a bare public key is trusted for every checkpoint."""
+    return [key if isinstance(key, TrustedKey) else TrustedKey(key) for key in keys]
 
 
 class SigningKey:

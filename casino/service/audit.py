@@ -3,16 +3,24 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from casino.ledger.audit import AuditReport, audit_books
-from casino.ledger.checkpoints import VerifyingKey
+from casino.ledger.checkpoints import TrustedKey, VerifyingKey
+from casino.store.types import utcnow
 from casino.store.uow import UnitOfWork
 
 
 def run_audit(
-    uow: UnitOfWork, trusted: Sequence[VerifyingKey], *, rounds_since: datetime | None = None
+    uow: UnitOfWork,
+    trusted: Sequence[VerifyingKey | TrustedKey],
+    *,
+    rounds_since: datetime | None = None,
+    unsealed_max_age: timedelta | None = None,
+    now: datetime | None = None,
 ) -> AuditReport:
     """Read-only. ``rounds_since`` limits the round replay to recent rounds; the books
-    (balances, chains, checkpoints) are always checked whole."""
-    return audit_books(uow.read_books(rounds_since=rounds_since), trusted)
+    (balances, chains, checkpoints) are always checked whole. A transaction left unsealed
+    longer than ``unsealed_max_age`` fails the audit (the sealer stopped or refuses)."""
+    books = uow.read_books(rounds_since=rounds_since)
+    return audit_books(books, trusted, now=now or utcnow(), unsealed_max_age=unsealed_max_age)

@@ -4,6 +4,11 @@ Tokens are high-entropy random strings, so a plain SHA-256 is enough to store th
 hash is kept, never the token. Operator tokens from the configuration are compared in constant
 time against every configured token.
 
+An operator token has a scope (docs/security.md): ``admin`` may do everything an operator
+may, ``support`` reads players, rounds, sessions and protection and protects players (no
+money), ``auditor`` reads the ledger, its export and checkpoints, reports and rounds.
+A configured token is ``SCOPE:TOKEN`` or a plain ``TOKEN`` (admin).
+
 Authentication decides the operator (the tenant) of the request once and sets it on the unit
 of work (docs/operators.md): a player's or game session's token acts for the player's
 operator, an operator token for its own, and the configured ``CASINO_OPERATOR_TOKENS`` for the
@@ -34,6 +39,24 @@ PLATFORM_PREFIX = "pt_"
 PLAYER_PREFIX = "pl_"
 #: Game session tokens (the launch flow): a player's credential for a limited time.
 GAME_SESSION_PREFIX = "gs_"
+#: One-time launch codes, exchanged for a game session's token (casino.service.game_sessions).
+LAUNCH_CODE_PREFIX = "lc_"
+#: A free-play game's own token (casino.service.free_play).
+FREE_PLAY_PREFIX = "gm_"
+#: Every prefix of a secret this service hands out: none is ever logged or echoed.
+SECRET_PREFIXES = (
+    OPERATOR_PREFIX,
+    PLATFORM_PREFIX,
+    PLAYER_PREFIX,
+    GAME_SESSION_PREFIX,
+    LAUNCH_CODE_PREFIX,
+    FREE_PLAY_PREFIX,
+)
+ADMIN = "admin"
+SUPPORT = "support"
+AUDITOR = "auditor"
+#: Operator scopes, widest first.
+SCOPES = (ADMIN, SUPPORT, AUDITOR)
 #: The one failed authentication told apart: the client should ask for a new launch.
 SESSION_EXPIRED = "session_expired"
 #: A player's ``Principal.subject`` (the idempotency caller) is this followed by its id.
@@ -48,8 +71,30 @@ class Principal:
     subject: str
     #: The game session whose token authenticated the caller, if one did.
     session_id: str | None = None
+    #: An operator's scope (admin, support, auditor); None for players.
+    scope: str | None = None
+    #: The table the game session was launched for (None: any table, or no session).
+    session_table_id: str | None = None
     #: The operator the caller acts for (None: the platform).
     operator_id: str | None = None
+
+
+def split_scope(entry: str) -> tuple[str, str]:
+    """A ``CASINO_OPERATOR_TOKENS`` entry -> (scope, token): ``auditor:TOKEN`` or a plain
+    ``TOKEN`` (admin). A colon always names a scope (generated tokens have none), so a typo
+    in one is an error rather than an admin token: ValueError."""
+    scope, colon, token = entry.partition(":")
+    if not colon:
+        return ADMIN, entry
+    if scope not in SCOPES or not token:
+        raise ValueError(f"an entry with ':' is SCOPE:TOKEN, the scope one of {', '.join(SCOPES)}")
+    return scope, token
+
+
+def check_scope(scope: str) -> str:
+    if scope not in SCOPES:
+        raise Invalid(f"scope must be one of {', '.join(SCOPES)}", code="invalid_scope")
+    return scope
 
 
 def hash_token(token: str) -> str:
@@ -64,8 +109,9 @@ def _inactive() -> Forbidden:
     return Forbidden("the operator is not active", code="operator_inactive")
 
 
-def _acting(uow: UnitOfWork, owner: TokenOwner | None) -> TokenOwner | None:
-    """The owner of a player credential, its operator now the unit of work's."""
+def acting_for(uow: UnitOfWork, owner: TokenOwner | None) -> TokenOwner | None:
+    """The owner of a player credential (a token, a game session, a launch code), its
+    operator now the unit of work's; refused if that operator is not active."""
     if owner is None:
         return None
     if not owner.operator_active:
@@ -74,13 +120,44 @@ def _acting(uow: UnitOfWork, owner: TokenOwner | None) -> TokenOwner | None:
     return owner
 
 
-def _configured_operator(token: str, operator_tokens: Sequence[str]) -> str | None:
+def _configured_platform(token: str, platform_tokens: Sequence[str]) -> str | None:
+    """The configured platform token ``token`` is, compared with every one (plain tokens:
+    a platform token has no scope)."""
     match: str | None = None
     given = token.encode("utf-8")
-    for configured in operator_tokens:
+    for configured in platform_tokens:
         if configured and hmac.compare_digest(given, configured.encode("utf-8")):
             match = configured
     return match
+
+
+def configured_tokens(operator_tokens: Sequence[str]) -> list[tuple[str, str]]:
+    """(scope, token) of each well-formed configured entry (the configuration refuses the
+    others at start; one slipped in here is skipped, never taken as admin)."""
+    found = []
+    for entry in operator_tokens:
+        try:
+            scope, token = split_scope(entry)
+        except ValueError:
+            continue
+        if token:
+            found.append((scope, token))
+    return found
+
+
+def _configured_operator(token: str, operator_tokens: Sequence[str]) -> tuple[str, str] | None:
+    match: tuple[str, str] | None = None
+    given = token.encode("utf-8")
+    # Every entry is compared (no early exit): the time taken says nothing about which.
+    for scope, configured in configured_tokens(operator_tokens):
+        if hmac.compare_digest(given, configured.encode("utf-8")):
+            match = (scope, configured)
+    return match
+
+
+def is_configured_operator(token: str, operator_tokens: Sequence[str]) -> bool:
+    """Whether ``token`` is one of the configured operator tokens (no database needed)."""
+    return _configured_operator(token, operator_tokens) is not None
 
 
 def authenticate(
@@ -100,12 +177,13 @@ def authenticate(
         raise Unauthenticated("a valid bearer token is required", code="invalid_token")
     configured = _configured_operator(token, operator_tokens)
     if configured is not None:
+        scope, secret = configured
         uow.act_for(DEFAULT_OPERATOR)
         if not uow.operators.current().active:  # one primary key read, kept for the request
             raise _inactive()
-        subject = f"operator:config:{hash_token(configured)[:16]}"
-        return Principal("operator", None, subject, operator_id=DEFAULT_OPERATOR)
-    platform = _configured_operator(token, platform_tokens)
+        subject = f"operator:config:{hash_token(secret)[:16]}"
+        return Principal("operator", None, subject, scope=scope, operator_id=DEFAULT_OPERATOR)
+    platform = _configured_platform(token, platform_tokens)
     if platform is not None:
         return Principal("platform", None, f"platform:config:{hash_token(platform)[:16]}")
     digest = hash_token(token)
@@ -117,20 +195,25 @@ def authenticate(
             owner = uow.idempotency.player_and_key(digest, PLAYER_SUBJECT_PREFIX, idempotency_key)
         else:
             owner = uow.players.owner_of_token(digest)
-        player = _acting(uow, owner)
+        player = acting_for(uow, owner)
         if player is not None:
             subject = PLAYER_SUBJECT_PREFIX + player.player_id
             return Principal("player", player.player_id, subject, operator_id=player.operator_id)
     else:
         stored = uow.operator_tokens.id_by_hash(digest, now=utcnow())
         if stored is not None:
-            token_id, operator_id, active = stored
-            if operator_id is None:
-                return Principal("platform", None, f"platform:{token_id}")
-            if not active:
+            if stored.operator_id is None:
+                return Principal("platform", None, f"platform:{stored.id}")
+            if not stored.operator_active:
                 raise _inactive()
-            uow.act_for(operator_id)
-            return Principal("operator", None, f"operator:{token_id}", operator_id=operator_id)
+            uow.act_for(stored.operator_id)
+            return Principal(
+                "operator",
+                None,
+                f"operator:{stored.id}",
+                scope=stored.scope,
+                operator_id=stored.operator_id,
+            )
     raise Unauthenticated("a valid bearer token is required", code="invalid_token")
 
 
@@ -141,10 +224,15 @@ def _game_session(uow: UnitOfWork, digest: str, now: datetime) -> Principal:
     session, owner = found
     if now >= session.expires_at:
         raise Unauthenticated("the game session has expired", code="session_expired")
-    _acting(uow, owner)
+    acting_for(uow, owner)
     player = PLAYER_SUBJECT_PREFIX + session.player_id
     return Principal(
-        "player", session.player_id, player, session_id=session.id, operator_id=owner.operator_id
+        "player",
+        session.player_id,
+        player,
+        session_id=session.id,
+        session_table_id=session.table_id,
+        operator_id=owner.operator_id,
     )
 
 
@@ -154,6 +242,7 @@ class OperatorTokenView:
     name: str
     created_at: datetime
     expires_at: datetime | None = None
+    scope: str = ADMIN
     #: None: a platform token.
     operator_id: str | None = None
 
@@ -174,11 +263,17 @@ def revoke_operator_token(uow: UnitOfWork, token_id: int) -> OperatorTokenView:
 
 
 def create_operator_token(
-    uow: UnitOfWork, name: str, expires_in: timedelta | None = None, *, platform: bool = False
+    uow: UnitOfWork,
+    name: str,
+    expires_in: timedelta | None = None,
+    scope: str = ADMIN,
+    *,
+    platform: bool = False,
 ) -> str:
-    """A new token of the unit of work's operator (or, with ``platform``, a platform token),
-    returned once; only its hash is stored. With ``expires_in`` it is refused from then on
-    (else it lasts until revoked)."""
+    """A new token of the unit of work's operator, of ``scope`` (or, with ``platform``, a
+    platform token), returned once; only its hash is stored. With ``expires_in`` it is
+    refused from then on (else it lasts until revoked)."""
+    check_scope(scope)
     name = (name or "").strip()
     if not 1 <= len(name) <= 200:
         raise Invalid("a token name of 1 to 200 characters is required", code="invalid_name")
@@ -187,5 +282,5 @@ def create_operator_token(
     token = new_token(PLATFORM_PREFIX if platform else OPERATOR_PREFIX)
     now = utcnow()
     expires_at = None if expires_in is None else now + expires_in
-    uow.operator_tokens.add(name, hash_token(token), now, expires_at, platform=platform)
+    uow.operator_tokens.add(name, hash_token(token), now, expires_at, scope, platform=platform)
     return token

@@ -67,7 +67,7 @@ def seed_demo(uow: UnitOfWork, known: DemoTokens | None = None) -> dict[str, Any
         if known.player_token and _same(known.player_token, token_hash):
             player_token = known.player_token
         else:
-            player_token = players.reissue_player_token(uow, player_id)
+            player_token, _ = players.reissue_player_token(uow, player_id)
     balance = next(
         (w.balance for w in wallets.list_wallets(uow, player_id) if w.currency == DEMO_CURRENCY),
         0,

@@ -25,7 +25,7 @@ from itertools import islice
 from typing import Any
 
 from casino.ledger.chain import GENESIS_HASH, canonical_time
-from casino.ledger.checkpoints import Checkpoint, VerifyingKey
+from casino.ledger.checkpoints import Checkpoint, TrustedKey, VerifyingKey, as_trusted
 from casino.service.ledger_reads import check_range
 from casino.store import export as store
 from casino.store.records import TransactionRecord
@@ -68,7 +68,7 @@ def export(
     *,
     since: datetime | None,
     until: datetime | None,
-    keys: Sequence[VerifyingKey],
+    keys: Sequence[VerifyingKey | TrustedKey],
     chunk: int = CHUNK,
 ) -> Iterator[bytes]:
     """The export of ``uow``'s database, as chunks of whole lines. ``uow`` must be fresh
@@ -97,7 +97,7 @@ def export(
 
 
 def _documents(
-    reads: store.ExportStore, plan: store.Plan, keys: Sequence[VerifyingKey]
+    reads: store.ExportStore, plan: store.Plan, keys: Sequence[VerifyingKey | TrustedKey]
 ) -> Iterator[dict]:
     yield {
         "type": "header",
@@ -106,7 +106,7 @@ def _documents(
         "since": _time(plan.since),
         "until": _time(plan.until),
         "scope": "partial" if plan.partial else "full",
-        "keys": [{"key_id": key.key_id, "public_key": key.hex} for key in keys],
+        "keys": [key.to_dict() for key in as_trusted(keys)],
         "specification": "docs/audit.md of the casino project",
     }
     for account in reads.accounts(plan):

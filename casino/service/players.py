@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import uuid
 
 from casino.service.auth import PLAYER_PREFIX, hash_token, new_token
@@ -14,6 +15,7 @@ from casino.store.types import utcnow
 from casino.store.uow import UnitOfWork
 
 MAX_REF = 200
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 def player_view(player: PlayerRecord) -> PlayerView:
@@ -35,6 +37,18 @@ def _check_text(value: str | None, name: str, code: str, *, required: bool) -> s
     return value
 
 
+def _check_ref(value: str | None) -> str:
+    """An external_ref: no control characters, no white space at either end ("abc " would
+    be another player than "abc", which no operator means)."""
+    ref = _check_text(value, "external_ref", "invalid_external_ref", required=True) or ""
+    if ref != ref.strip() or ref[0] == "\ufeff" or ref[-1] == "\ufeff" or _CONTROL.search(ref):
+        raise Invalid(
+            "external_ref must not contain control characters nor start or end with white space",
+            code="invalid_external_ref",
+        )
+    return ref
+
+
 def _duplicate(player_id: str | None) -> Conflict:
     return Conflict(
         "a player with this external_ref exists",
@@ -47,9 +61,7 @@ def create_player(
     uow: UnitOfWork, external_ref: str, display_name: str | None = None
 ) -> tuple[PlayerView, str]:
     """A new player with its first server seed; the token is returned once, stored hashed."""
-    external_ref = (
-        _check_text(external_ref, "external_ref", "invalid_external_ref", required=True) or ""
-    )
+    external_ref = _check_ref(external_ref)
     display_name = _check_text(display_name, "display_name", "invalid_display_name", required=False)
     existing = uow.players.id_by_external_ref(external_ref)
     if existing is not None:
@@ -75,9 +87,13 @@ def get_player(uow: UnitOfWork, player_id: str) -> PlayerView:
     return player_view(require_player(uow, player_id))
 
 
-def reissue_player_token(uow: UnitOfWork, player_id: str) -> str:
-    """Replace a player's token (the old one stops working); returned once."""
+def reissue_player_token(
+    uow: UnitOfWork, player_id: str, *, revoke_sessions: bool = False
+) -> tuple[str, int]:
+    """Replace a player's token (the old one stops working); returned once. With
+    ``revoke_sessions`` every live game session of the player ends too: (token, how many)."""
     require_player(uow, player_id)
     token = new_token(PLAYER_PREFIX)
     uow.players.set_token_hash(player_id, hash_token(token))
-    return token
+    revoked = uow.game_sessions.revoke_player(player_id, uow.now()) if revoke_sessions else 0
+    return token, revoked

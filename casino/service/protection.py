@@ -152,6 +152,10 @@ def find_exceeded(
 # --- status, exclusion, session ----------------------------------------------------------
 
 
+#: The codes ``check_account`` refuses with.
+BLOCKED = ("account_suspended", "account_closed", "self_excluded", "cooling_off")
+
+
 def check_account(protection: ProtectionRecord | None, now: datetime) -> None:
     """403 if the account may not start a round or deposit now: suspended or closed by the
     operator, self-excluded or cooling off."""

@@ -40,7 +40,7 @@ from casino.service.common import (
     insufficient_funds,
     require_player,
 )
-from casino.service.errors import Conflict, Invalid, NotFound
+from casino.service.errors import Conflict, Forbidden, Invalid, NotFound
 from casino.service.ledger_reads import check_range
 from casino.service.seeds import take_first_bet_client_seed
 from casino.service.views import ROUND_STATUSES, Page, RoundView
@@ -260,8 +260,13 @@ def decide(
     record = claim.round
     if record.status != AWAITING_DECISION:
         raise _not_awaiting(record.id)
+    rules = TableRules.from_dict(record.rules)
+    if choice is Decision.WAR and rules.surrender_allowed:
+        # Going to war is a new wager, which a blocked account may not make; surrendering
+        # settles the round. (Without surrender at the table, war is the only way out.)
+        protection.check_account(claim.protection, uow.now())
     game = replay_round(
-        TableRules.from_dict(record.rules),
+        rules,
         claim.server_seed,
         record.client_seed,
         record.nonce,
@@ -392,8 +397,9 @@ def list_rounds(
 
 def resolve_stale(uow: UnitOfWork, older_than: timedelta) -> list[RoundView]:
     """Settle rounds left awaiting a decision for longer than ``older_than``: war when the
-    wallet holds the raise, else surrender (war when the table forbids surrender and the raise
-    is affordable; a round that can do neither is left open). Recorded as decided by system.
+    wallet holds the raise and the account may wager, else surrender (war when the table
+    forbids surrender and the raise is affordable; a round that can do neither is left
+    open). Recorded as decided by system.
     Rounds a player is deciding right now are skipped, not waited for."""
     if older_than < timedelta(0):
         raise Invalid("older_than must not be negative", code="invalid_duration")
@@ -401,8 +407,8 @@ def resolve_stale(uow: UnitOfWork, older_than: timedelta) -> list[RoundView]:
     for round_id in uow.rounds.stale_ids(uow.now() - older_than):
         try:
             view = decide(uow, round_id, Decision.WAR, player_id=None, decided_by="system")
-        except Conflict as exc:
-            if exc.code not in ("insufficient_funds", "limit_exceeded"):
+        except (Conflict, Forbidden) as exc:
+            if exc.code not in ("insufficient_funds", "limit_exceeded", *protection.BLOCKED):
                 raise
             # Refused before anything was written: the surrender starts from the same state.
             try:

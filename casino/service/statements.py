@@ -11,7 +11,7 @@ withdrawals + net, as the ledger's own wallet postings add up.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 from casino.service.common import require_player
 from casino.service.errors import Invalid
@@ -45,6 +45,12 @@ def statement(uow: UnitOfWork, player_id: str, start: datetime, end: datetime) -
         raise Invalid("from and to need a time zone", code="invalid_period")
     if not start < end:
         raise Invalid("from must be before to", code="invalid_period")
+    try:
+        start.astimezone(UTC), end.astimezone(UTC)
+    except OverflowError:  # year 1 ahead of UTC, year 9999 behind it: no such moment in UTC
+        raise Invalid(
+            "from and to must fall within the years 1 to 9999 in UTC", code="invalid_period"
+        ) from None
     require_player(uow, player_id)
     store = uow.protection
     totals = {t.currency: t for t in store.ledger_totals(player_id, start, end)}

@@ -17,17 +17,19 @@ first, so the loser usually does no work at all).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any, cast
+from collections.abc import Iterator, Sequence
+from typing import Any, NamedTuple, cast
 
-from sqlalchemy import Table, func, select
+from sqlalchemy import Table, and_, func, or_, select
 from sqlalchemy.exc import IntegrityError
 
 from casino.ledger.accounts import WALLET
 from casino.ledger.checkpoints import Checkpoint
 from casino.store import direct
 from casino.store.models import Account, LedgerCheckpoint, LedgerTransaction, Posting
+from casino.store.records import TransactionRecord
 from casino.store.repository import Repository
+from casino.store.transaction_rows import grouped, legs_in_order, whole_transactions
 
 _CHECKPOINTS = cast(Table, LedgerCheckpoint.__table__)
 _TRANSACTIONS = cast(Table, LedgerTransaction.__table__)
@@ -44,11 +46,26 @@ SELECT (pg_snapshot_xmin(s)::text)::bigint, (pg_snapshot_xmax(s)::text)::bigint,
         OR pg_has_role(current_user, 'pg_read_all_stats', 'MEMBER')
 FROM pg_current_snapshot() AS s
 """
+#: Rows fetched at a time from the transactions a batch seals; wallets asked about at once.
+_ROWS = 2_000
+_WALLETS = 200
 # Read after the snapshot: the transactions still running in this database.
 _RUNNING_HERE = (
     "SELECT (backend_xid::text)::bigint FROM pg_stat_activity "
     "WHERE datname = current_database() AND backend_xid IS NOT NULL"
 )
+
+
+class Link(NamedTuple):
+    """A transaction as the sealer sees it: its place in its wallet's chain and its hash.
+    (A tuple: the sealer makes one per transaction it seals.)"""
+
+    id: int
+    wallet_id: int
+    seq: int
+    prev_hash: str
+    hash: str
+    commit_seq: int
 
 
 def checkpoint_of(row: Any) -> Checkpoint:
@@ -198,3 +215,56 @@ class CheckpointStore(Repository):
     def all(self) -> Iterator[Checkpoint]:
         for row in self.session.execute(select(_CHECKPOINTS).order_by(_CHECKPOINTS.c.seq)):
             yield checkpoint_of(row)
+
+    # --- what the sealer checks before it signs (casino.service.sealing) ----------------
+
+    def links(self, commit_from: int, commit_to: int) -> Iterator[Link]:
+        """The chain links of the transactions in ``[commit_from, commit_to)``, in commit
+        order: what a checkpoint of that range seals (``Link``)."""
+        t = _TRANSACTIONS
+        query = (
+            select(t.c.id, t.c.wallet_id, t.c.wallet_seq, t.c.prev_hash, t.c.hash, t.c.commit_seq)
+            .where(t.c.commit_seq >= commit_from, t.c.commit_seq < commit_to)
+            .order_by(t.c.commit_seq, t.c.id)
+        )
+        for row in self.session.execute(query.execution_options(yield_per=_ROWS)):
+            yield Link(int(row[0]), int(row[1]), int(row[2]), row[3], row[4], int(row[5]))
+
+    def sealed_since(
+        self, positions: Sequence[tuple[int, int]], sealed_until: int
+    ) -> list[TransactionRecord]:
+        """For each ``(wallet_id, seq)``: the wallet's transactions from position ``seq`` on
+        that lie below ``sealed_until`` (sealed already), whole."""
+        t = _TRANSACTIONS
+        found: list[TransactionRecord] = []
+        for start in range(0, len(positions), _WALLETS):
+            chunk = positions[start : start + _WALLETS]
+            query = (
+                whole_transactions()
+                .where(
+                    t.c.commit_seq < sealed_until,
+                    or_(*(and_(t.c.wallet_id == w, t.c.wallet_seq >= seq) for w, seq in chunk)),
+                )
+                .order_by(t.c.id, legs_in_order)
+            )
+            found.extend(grouped(self.session.execute(query)))
+        return found
+
+    def link(self, wallet_id: int, seq: int) -> TransactionRecord | None:
+        """The transaction at position ``seq`` of a wallet's chain, whole."""
+        t = _TRANSACTIONS
+        query = (
+            whole_transactions()
+            .where(t.c.wallet_id == wallet_id, t.c.wallet_seq == seq)
+            .order_by(t.c.id, legs_in_order)
+        )
+        return next(grouped(self.session.execute(query)), None)
+
+    def covering(self, commit_seq: int) -> Checkpoint | None:
+        """The checkpoint whose range holds ``commit_seq``, if one does."""
+        row = self.session.execute(
+            select(_CHECKPOINTS).where(
+                _CHECKPOINTS.c.commit_from <= commit_seq, _CHECKPOINTS.c.commit_to > commit_seq
+            )
+        ).one_or_none()
+        return None if row is None else checkpoint_of(row)

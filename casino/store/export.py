@@ -40,6 +40,7 @@ from casino.store.models import (
 )
 from casino.store.records import ROUND_COLUMNS, RoundRecord, TransactionRecord
 from casino.store.repository import Repository
+from casino.store.transaction_rows import grouped, legs_in_order, whole_transactions
 
 _ACCOUNTS = cast(Table, Account.__table__)
 _TRANSACTIONS = cast(Table, LedgerTransaction.__table__)
@@ -290,61 +291,14 @@ def seeds(session: Session, export: Plan) -> Iterator[SeedRecord]:
 def transactions(session: Session, export: Plan) -> Iterator[TransactionRecord]:
     """The transaction rows of the export in commit order (commit_seq, then id), each with
     its postings (account keys; None for an account that does not exist)."""
-    t, p = _TRANSACTIONS, _POSTINGS
-    query = (
-        select(
-            t.c.id,
-            t.c.kind,
-            t.c.currency,
-            t.c.player_id,
-            t.c.wallet_id,
-            t.c.round_id,
-            t.c.reference,
-            t.c.wallet_balance_after,
-            t.c.created_at,
-            t.c.wallet_seq,
-            t.c.prev_hash,
-            t.c.hash,
-            t.c.commit_seq,
-            p.c.leg,
-            _ACCOUNTS.c.key,
-            p.c.amount,
-        )
-        .select_from(t)
-        .outerjoin(p, p.c.transaction_id == t.c.id)
-        .outerjoin(_ACCOUNTS, _ACCOUNTS.c.id == p.c.account_id)
-    )
+    t = _TRANSACTIONS
+    query = whole_transactions()
     if export.lo is not None:
         query = query.where(t.c.commit_seq >= export.lo)
     if export.hi is not None:
         query = query.where(t.c.commit_seq < export.hi)
-    query = query.order_by(t.c.commit_seq, t.c.id, p.c.leg).execution_options(yield_per=BATCH)
-    current: TransactionRecord | None = None
-    for row in session.execute(query):
-        tx_id = int(row[0])
-        if current is None or current.id != tx_id:
-            if current is not None:
-                yield current
-            current = TransactionRecord(
-                id=tx_id,
-                kind=row[1],
-                currency=row[2],
-                player_id=row[3],
-                wallet_id=int(row[4]),
-                round_id=row[5],
-                reference=row[6],
-                wallet_balance_after=int(row[7]),
-                created_at=row[8],  # UTCDateTime: aware UTC already
-                wallet_seq=int(row[9]),
-                prev_hash=row[10],
-                hash=row[11],
-                commit_seq=int(row[12]),
-                postings=[],
-            )
-        if row[13] is not None:
-            current.postings.append((int(row[13]), row[14], int(row[15])))
-    if current is not None:
-        yield current
+    query = query.order_by(t.c.commit_seq, t.c.id, legs_in_order)
+    yield from grouped(session.execute(query.execution_options(yield_per=BATCH)))
 
 
 @dataclass(frozen=True)

@@ -122,6 +122,8 @@ class OperatorToken(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
     #: None: valid until revoked.
     expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    #: What the token may do: admin, support or auditor (docs/security.md).
+    scope: Mapped[str] = mapped_column(String(16), server_default=text("'admin'"))
     #: The operator the token acts for; None for a platform token (manages operators).
     operator_id: Mapped[str | None] = mapped_column(ForeignKey("operators.id"), index=True)
     #: Said explicitly: a token row that names no operator is never a platform token by
@@ -365,8 +367,10 @@ class IdempotencyRecord(Base):
 class GameSession(Base):
     """A short-lived credential an operator issues to launch the game client for a player.
 
-    Only the token's SHA-256 is stored. ``revoked_at`` is set by the operator; a session is
-    usable while neither revoked nor past ``expires_at``.
+    The launch URL carries a one-time code; exchanging it (once, before
+    ``launch_code_expires_at``) clears ``launch_code_hash`` and makes the token. Only the
+    SHA-256 of either is stored. ``revoked_at`` is set by the operator or the holder; a
+    session is usable while neither revoked nor past ``expires_at``.
     """
 
     __tablename__ = "game_sessions"
@@ -383,10 +387,17 @@ class GameSession(Base):
     )
     player_id: Mapped[str] = mapped_column(ForeignKey("players.id"), index=True)
     table_id: Mapped[str | None] = mapped_column(String(64))
-    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    #: None until the launch code is exchanged.
+    token_hash: Mapped[str | None] = mapped_column(String(64), unique=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
     revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    #: None once exchanged (or for sessions made before launch codes).
+    launch_code_hash: Mapped[str | None] = mapped_column(String(64), unique=True)
+    launch_code_expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    exchanged_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    #: The client's language (en, pt, nl, ca, it, el), or None: the browser's.
+    language: Mapped[str | None] = mapped_column(String(8))
     #: The operator's own session token given at launch (POST /sessions): a seamless
     #: wallet's calls carry it back as ``session``. Not a credential here.
     operator_session: Mapped[str | None] = mapped_column(String(255))

@@ -1,18 +1,57 @@
 """Operator tokens kept in the database (hashed), beside those from the configuration.
 
-A token acts for one operator (``operator_id``), or for the platform (None: it manages the
-operators themselves). Listing and revoking reach the operator's tokens only, or every token
-in all-operators mode (the platform's commands).
+A token acts for one operator (``operator_id``), or for the platform (None, and ``platform``
+true: it manages the operators themselves). Listing and revoking reach the operator's tokens
+only, or every token in all-operators mode (the platform's commands).
 """
 
 from __future__ import annotations
 
 from datetime import datetime
+from typing import NamedTuple
 
 from sqlalchemy import delete, or_, select
 
 from casino.store.models import Operator, OperatorToken
 from casino.store.repository import Repository
+
+
+class OperatorTokenRow(NamedTuple):
+    id: int
+    name: str
+    created_at: datetime
+    expires_at: datetime | None
+    scope: str
+    #: None: a platform token.
+    operator_id: str | None
+
+
+class StoredToken(NamedTuple):
+    """What authentication learns of a stored token."""
+
+    id: int
+    scope: str
+    #: None: a platform token.
+    operator_id: str | None
+    #: Whether its operator is active (a platform token: always).
+    operator_active: bool
+
+
+_COLUMNS = (
+    OperatorToken.id,
+    OperatorToken.name,
+    OperatorToken.created_at,
+    OperatorToken.expires_at,
+    OperatorToken.scope,
+    OperatorToken.operator_id,
+)
+
+
+def _row(found: tuple[int, str, datetime, datetime | None, str, str | None]) -> OperatorTokenRow:
+    token_id, name, created_at, expires_at, scope, operator_id = found
+    return OperatorTokenRow(
+        int(token_id), str(name), created_at, expires_at, str(scope), operator_id
+    )
 
 
 class OperatorTokenStore(Repository):
@@ -22,6 +61,7 @@ class OperatorTokenStore(Repository):
         token_hash: str,
         created_at: datetime,
         expires_at: datetime | None,
+        scope: str = "admin",
         *,
         platform: bool = False,
     ) -> int:
@@ -31,6 +71,7 @@ class OperatorTokenStore(Repository):
             token_hash=token_hash,
             created_at=created_at,
             expires_at=expires_at,
+            scope=scope,
             operator_id=None if platform else self.operator_id,
             platform=platform,
         )
@@ -38,11 +79,13 @@ class OperatorTokenStore(Repository):
         self.session.flush()
         return int(token.id)
 
-    def id_by_hash(self, digest: str, *, now: datetime) -> tuple[int, str | None, bool] | None:
-        """Authentication: (id, operator or None for a platform token, whether that
-        operator is active) of the token with this hash, unless it has expired by ``now``."""
+    def id_by_hash(self, digest: str, *, now: datetime) -> StoredToken | None:
+        """Authentication: the token with this hash, unless it has expired by ``now``, with
+        its operator (before any operator is known: this decides it)."""
         found = self.session.execute(
-            select(OperatorToken.id, OperatorToken.operator_id, Operator.active)
+            select(
+                OperatorToken.id, OperatorToken.scope, OperatorToken.operator_id, Operator.active
+            )
             .outerjoin(Operator, Operator.id == OperatorToken.operator_id)
             .where(
                 OperatorToken.token_hash == digest,
@@ -51,27 +94,18 @@ class OperatorTokenStore(Repository):
         ).one_or_none()
         if found is None:
             return None
-        token_id, operator_id, active = found
-        return int(token_id), operator_id, operator_id is None or bool(active)
+        token_id, scope, operator_id, active = found
+        return StoredToken(int(token_id), str(scope), operator_id, operator_id is None or active)
 
-    def all(self) -> list[tuple[int, str, datetime, datetime | None, str | None]]:
-        """(id, name, created, expiry, operator) of the tokens, by id."""
+    def all(self) -> list[OperatorTokenRow]:
         rows = self.session.execute(
-            select(
-                OperatorToken.id,
-                OperatorToken.name,
-                OperatorToken.created_at,
-                OperatorToken.expires_at,
-                OperatorToken.operator_id,
-            )
+            select(*_COLUMNS)
             .where(self.owned(OperatorToken.operator_id))
             .order_by(OperatorToken.id)
         )
-        return [(int(i), str(n), c, e, o) for i, n, c, e, o in rows]
+        return [_row(tuple(row)) for row in rows]  # type: ignore[arg-type]
 
-    def delete(
-        self, token_id: int
-    ) -> tuple[int, str, datetime, datetime | None, str | None] | None:
+    def delete(self, token_id: int) -> OperatorTokenRow | None:
         token = self.session.scalars(
             select(OperatorToken).where(
                 OperatorToken.id == token_id, self.owned(OperatorToken.operator_id)
@@ -79,7 +113,16 @@ class OperatorTokenStore(Repository):
         ).one_or_none()
         if token is None:
             return None
-        found = (int(token.id), token.name, token.created_at, token.expires_at, token.operator_id)
+        found = _row(
+            (
+                token.id,
+                token.name,
+                token.created_at,
+                token.expires_at,
+                token.scope,
+                token.operator_id,
+            )
+        )
         self.session.delete(token)
         self.session.flush()
         return found

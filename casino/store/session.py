@@ -28,6 +28,11 @@ from casino.store import stall_guard
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 
 
+#: The client bound's default margin over the statement bound (seconds): room for the
+#: server's own cancellation to arrive first.
+CLIENT_MARGIN = 0.5
+
+
 @dataclass(frozen=True)
 class DatabaseTimeouts:
     """Bounds on database waits, in seconds."""
@@ -35,20 +40,21 @@ class DatabaseTimeouts:
     #: Waiting for a lock held by another session (PostgreSQL lock_timeout; SQLite's busy
     #: timeout, the wait for its single write lock).
     lock: float = 3.0
-    #: One statement on the server (statement_timeout).
-    statement: float = 10.0
+    #: One statement on the server (statement_timeout). Below the client bound, which
+    #: keeps a request on a silent network under 5 s.
+    statement: float = 3.5
     #: Opening a connection (libpq counts whole seconds, at least 2), and waiting for a
     #: free one in the pool.
     connect: float = 3.0
-    #: Any one exchange as the client sees it, network included; None: statement + 2 s, so
-    #: the server's own timeouts, which leave the connection usable, come first.
+    #: Any one exchange as the client sees it, network included; None: statement + 0.5 s,
+    #: so the server's own timeouts, which leave the connection usable, come first.
     client: float | None = None
     #: A transaction left open without a statement (a stuck client) releases its locks.
     idle_in_transaction: float = 60.0
 
     @property
     def client_limit(self) -> float:
-        return self.client if self.client is not None else self.statement + 2.0
+        return self.client if self.client is not None else self.statement + CLIENT_MARGIN
 
 
 def make_engine(url: str, *, timeouts: DatabaseTimeouts | None = None, **kwargs: Any) -> Engine:

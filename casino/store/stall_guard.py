@@ -11,6 +11,11 @@ watcher thread shuts down the socket of one that overruns: the waiting request g
 
 Only psycopg's public surface is used: ``Connection.wait`` (every exchange with the server
 goes through it, pipelines and commits included) and ``Connection.fileno``.
+
+A cut says the network to the server stopped answering: a fresh connection would most
+likely wait its whole connect timeout too, so the request's thread is told
+(``cut_in_this_thread``) and the API answers 503 at once instead of retrying (issue 19: a
+silent database costs a request at most ~4 s by default, not the cut plus a reconnect).
 """
 
 from __future__ import annotations
@@ -30,16 +35,34 @@ log = logging.getLogger(__name__)
 _PERIOD = 0.1
 
 
+_thread = threading.local()
+
+
+def clear_cut() -> None:
+    """Forget an earlier cut seen by this thread (a request starts afresh)."""
+    _thread.cut = False
+
+
+def cut_in_this_thread() -> bool:
+    """Whether a wait of this thread on the server was cut since ``clear_cut``."""
+    return bool(getattr(_thread, "cut", False))
+
+
 class GuardedConnection(psycopg.Connection[Any]):
     """A psycopg connection that records since when it waits on the server."""
 
     _busy_since: float | None = None
     _limit: float | None = None
+    _was_cut = False
 
     def wait(self, gen: Any, *args: Any, **kwargs: Any) -> Any:
         self._busy_since = time.monotonic()
         try:
             return super().wait(gen, *args, **kwargs)
+        except BaseException:
+            if self._was_cut:
+                _thread.cut = True  # the waiting thread's own flag, not the watcher's
+            raise
         finally:
             self._busy_since = None
 
@@ -80,6 +103,7 @@ def _cut(connection: GuardedConnection, waited: float) -> None:
     except (OSError, psycopg.Error):
         return  # closed meanwhile
     log.warning("database did not answer for %.1f s: connection cut", waited)
+    connection._was_cut = True
     with socket.socket(fileno=descriptor) as sock, contextlib.suppress(OSError):
         sock.shutdown(socket.SHUT_RDWR)
     connection._busy_since = None

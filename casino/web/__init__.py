@@ -3,7 +3,8 @@
 ``/play/`` is the Casino War table, opened by an operator's ``launch_url`` (the game session
 token in the fragment); ``/play/free/`` is free-play War, which needs no token. Everything
 the pages do goes through the public API, exactly as an integrator's client would. No CDN
-and no build step: the files under ``static/`` are what the browser runs.
+and no build step: the files under ``static/`` are what the browser runs, ``static/i18n/``
+holding the catalogues compiled from casino/i18n (``make i18n``, committed).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from flask import Blueprint, Flask, Response, abort, redirect, send_from_directo
 
 STATIC_DIR = Path(__file__).parent / "static"
 PAGES = {"table": "table.html", "free": "free.html"}
-ASSET_DIRS = ("css", "js", "img")
+ASSET_DIRS = ("css", "js", "img", "i18n")
 
 # Same origin only; no inline script or style (styles are set through the CSSOM only).
 CSP = (
@@ -29,7 +30,7 @@ bp = Blueprint("web", __name__)
 def _page(name: str) -> Response:
     response = send_from_directory(STATIC_DIR, PAGES[name], max_age=0)
     response.headers["Content-Security-Policy"] = CSP
-    # The launch token is in the fragment, which no Referer carries; say so anyway.
+    # The launch code is in the fragment, which no Referer carries; say so anyway.
     response.headers["Referrer-Policy"] = "no-referrer"
     response.headers["X-Content-Type-Options"] = "nosniff"
     response.headers["Cache-Control"] = "no-cache"

@@ -1,7 +1,7 @@
 """Operators are tenants (issue 20)
 
 Revision ID: 0019
-Revises: 0016
+Revises: 0018
 
 - ``operators``: one row per tenant (docs/operators.md): name, currencies (NULL: the
   deployment's configured ones), wallet mode and the seamless wallet's settings. The
@@ -36,7 +36,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = '0019'
-down_revision: str | None = '0016'
+down_revision: str | None = '0018'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

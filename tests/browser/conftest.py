@@ -22,7 +22,14 @@ from harness.server import GunicornInstance, free_port
 from tests.services import missing
 
 from .clock import CLOCK_FILE_VARIABLE
-from .helpers import OPERATOR_TOKEN, Operator, console_errors, missing_browser, start_chromium
+from .helpers import (
+    AUDITOR_TOKEN,
+    OPERATOR_TOKEN,
+    Operator,
+    console_errors,
+    missing_browser,
+    start_chromium,
+)
 
 
 @dataclass
@@ -79,7 +86,7 @@ def server(
         pg.migrate(url)
         instance = GunicornInstance(
             url,
-            [OPERATOR_TOKEN],
+            [OPERATOR_TOKEN, f"auditor:{AUDITOR_TOKEN}"],
             workers=1,
             threads=4,
             extra_env=env,

@@ -42,6 +42,8 @@ CHROMIUM_FLAGS = (
 )
 # Production refuses guessable operator tokens (config/token_policy.py): a random one.
 OPERATOR_TOKEN = "op_" + secrets.token_urlsafe(32)
+# An auditor's token, configured as ``auditor:TOKEN`` (the reports page's reader).
+AUDITOR_TOKEN = "op_" + secrets.token_urlsafe(32)
 WAIT_SECONDS = 30
 
 
@@ -151,8 +153,18 @@ class Operator:
         self.call("POST", f"/api/v1/players/{player_id}/deposits", body, **{"Idempotency-Key": key})
 
     def launch(self, player_id: str, table_id: str) -> dict[str, Any]:
+        """A launch: ``launch_url`` carries a one-time code the client exchanges."""
         body = {"table_id": table_id, "ttl_seconds": 3600}
         return dict(self.call("POST", f"/api/v1/players/{player_id}/sessions", body))
+
+    def session_token(self, player_id: str, table_id: str) -> str:
+        """A game session's token, as a client of one's own gets it: launch and exchange."""
+        code = self.launch(player_id, table_id)["launch_code"]
+        exchanged = requests.post(
+            self.base_url + "/api/v1/sessions/exchange", json={"code": code}, timeout=30
+        )
+        assert exchanged.ok, exchanged.text
+        return str(exchanged.json()["token"])
 
     def balance(self, player_id: str) -> int:
         wallets = self.call("GET", f"/api/v1/players/{player_id}/wallets")

@@ -63,10 +63,9 @@ def test_a_page_on_another_origin_calls_the_api(server: Server, browser: WebDriv
     operator.create_table(table_id)
     player = operator.create_player()
     operator.deposit(player["id"], 10_000)
-    launch = operator.launch(player["id"], table_id)
     fragment = {
         "api": server.base_url,
-        "token": launch["token"],
+        "token": operator.session_token(player["id"], table_id),
         "table": table_id,
         "player": player["id"],
     }

@@ -51,8 +51,8 @@ def test_a_game_against_the_computer_to_the_end(server: Server, browser: WebDriv
     assert "You win" in result or "Computer wins" in result or "Draw" in result, result
     assert "browser-classic" in result  # the seed is revealed at the end
     game_status = by_id(browser, "game-status").text
-    battles = int(game_status.split()[1])
-    assert f"({battles} battles" in result
+    battles = int(game_status.split()[1].replace(",", ""))
+    assert f"({battles:,} battles" in result
     assert log_size(browser) == min(battles, 400)
     assert by_id(browser, "to-end").get_attribute("disabled") is not None
     assert "#1" in browser.find_element(By.CSS_SELECTOR, "#log li:last-child").text
@@ -61,7 +61,7 @@ def test_a_game_against_the_computer_to_the_end(server: Server, browser: WebDriv
 
     # The simulation of the same variant and options, with its histogram.
     games = 1000 if screenshot_dir() else 100  # the screenshot's chart: more games
-    Select(by_id(browser, "sim-games")).select_by_visible_text(str(games))
+    Select(by_id(browser, "sim-games")).select_by_value(str(games))
     by_id(browser, "simulate").click()
     wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#sim-result svg"), "no histogram")
     bars = browser.find_elements(By.CSS_SELECTOR, "#sim-result svg rect.bar")
@@ -69,7 +69,7 @@ def test_a_game_against_the_computer_to_the_end(server: Server, browser: WebDriv
     titles = [b.find_element(By.TAG_NAME, "title").get_attribute("textContent") for b in bars]
     assert sum(int(t.split(": ")[1].split()[0]) for t in titles) == games
     stats = by_id(browser, "sim-result").text
-    assert f"{games}\nGAMES" in stats and "MEDIAN BATTLES" in stats
+    assert f"{games:,}\nGAMES" in stats and "MEDIAN BATTLES" in stats
     if (folder := screenshot_dir()) is not None:
         full_page_screenshot(browser, folder / "free-play.png", 1280)
     assert_fits(browser, 375)

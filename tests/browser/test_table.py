@@ -133,7 +133,13 @@ def test_a_game_session_at_the_table(server: Server, browser: WebDriver) -> None
 
     browser.get(server.base_url + launch["launch_url"])
     wait_for(browser, enabled("deal"), "the table did not open")
-    assert "token" not in browser.current_url  # out of the address bar once read
+    # The one-time code is out of the address bar and of the history entry once read; the
+    # token is kept in this tab's sessionStorage only.
+    assert "#" not in browser.current_url and launch["launch_code"] not in browser.current_url
+    assert browser.current_url.endswith(f"/play/?table={table_id}")
+    kept = browser.execute_script("return sessionStorage.getItem('casino.session-token')")
+    assert kept and kept.startswith("gs_")
+    assert browser.execute_script("return localStorage.length") == 0
     assert by_id(browser, "table-name").text == f"Table {table_id} · EUR"
     assert "Ante €1.00 \u2013 €5,000.00" in by_id(browser, "limits").text
     assert_balance_is_the_wallet(browser, server, player_id)
@@ -150,6 +156,8 @@ def test_a_game_session_at_the_table(server: Server, browser: WebDriver) -> None
         ),
         "the client seed was not saved",
     )
+    # Saved on the server is not yet answered in the page (Deal stays locked until it is).
+    wait_for(browser, enabled("deal"), "the seed form did not finish")
 
     # Round 1: the answer is lost on the way back; the retry reuses the key, one charge.
     browser.execute_script(LOSE_FIRST_ANSWER)
@@ -294,3 +302,16 @@ def test_the_table_explains_a_missing_or_ended_session(server: Server, browser: 
     wait_for(browser, lambda d: "no longer valid" in by_id(d, "error-text").text, "no message")
     assert by_id(browser, "error").is_displayed()
     assert not by_id(browser, "deal").is_enabled()
+
+    # A launch URL opens the table once: the same URL again (a copied link, the history)
+    # finds its code spent.
+    operator.deposit(player["id"], 1_000)
+    fresh = operator.launch(player["id"], table_id)
+    browser.get(server.base_url + fresh["launch_url"])
+    wait_for(browser, enabled("deal"), "the table did not open")
+    browser.get(server.base_url + fresh["launch_url"])
+    wait_for(browser, lambda d: "no longer valid" in by_id(d, "error-text").text, "no message")
+    assert not by_id(browser, "deal").is_enabled()
+    # The spent launch ended this tab's session: a reload does not bring it back.
+    browser.refresh()
+    wait_for(browser, lambda d: "game link" in by_id(d, "error-text").text, "no message")

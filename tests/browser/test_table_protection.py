@@ -205,7 +205,7 @@ def test_retry_after_a_lost_answer_and_a_limit_in_words(server: Server, browser:
     words = by_id(browser, "error-text").text
     assert "daily wager limit of €1.00" in words, words
     assert "you have staked €1.00 today, €0.00 is left" in words, words
-    assert re.search(r"starts again (today|tomorrow) at \d\d:\d\d", words), words
+    assert re.search(r"starts again (today|tomorrow) at \d{1,2}:\d\d", words), words
     assert "minor units" not in words
     assert len(operator.rounds(player_id)) == 1
     assert_no_console_errors(

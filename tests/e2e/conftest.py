@@ -22,6 +22,7 @@ from sqlalchemy.engine import make_url
 from casino import create_app
 from casino.api.database import EXTENSION_KEY
 from casino.store.migrate import upgrade
+from tests.db_guard import checkpoints_unguarded
 from tests.services import missing
 
 from .helpers import Api, Player, make_config
@@ -61,7 +62,7 @@ class MigratedDatabase:
         return cls(url, engine, tables, seed_rows)
 
     def reset(self) -> None:
-        with self.engine.begin() as connection:
+        with self.engine.begin() as connection, checkpoints_unguarded(connection):
             for table in reversed(self.tables):
                 connection.execute(table.delete())
             for table in self.tables:

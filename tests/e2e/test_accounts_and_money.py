@@ -130,6 +130,8 @@ def test_a_statement_is_the_ledger_summed_per_currency(
         "won": 0,
         "net": 0,
         "rounds": 0,
+        "summary": "USD: opening balance US$0.00; deposits US$5.00; withdrawals US$0.00; "
+        "wagered US$0.00; won US$0.00; net US$0.00; closing balance US$5.00; 0 rounds started.",
     }
     # Two spans that meet add up to the whole one, each balanced on its own.
     first = statement(capi, gambler, START - timedelta(days=1), day1_end)

@@ -53,12 +53,17 @@ def test_production_requires_database_url(monkeypatch: pytest.MonkeyPatch) -> No
         create_app("production")
 
 
-def test_production_requires_a_signing_key(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_production_requires_a_checkpoint_key(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A public key at least (tests/e2e/test_production_keys.py: the public key alone); a
+    private key given in a file is read too, and its public key derived."""
     monkeypatch.setenv("RATELIMIT_STORAGE_URI", "memory://")  # one process, on purpose
     monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'keyless.db'}")
-    monkeypatch.delenv("CASINO_SIGNING_KEY", raising=False)
-    monkeypatch.delenv("CASINO_SIGNING_KEY_FILE", raising=False)
-    with pytest.raises(config.ConfigError, match="signing key is required"):
+    for name in ("CASINO_SIGNING_KEY", "CASINO_SIGNING_PUBLIC_KEY"):
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(f"{name}_FILE", raising=False)
+    with pytest.raises(config.ConfigError, match="public key is required in production"):
         create_app("production")
     key_file = tmp_path / "signing.key"
     key_file.write_text("cd" * 32 + "\n")
@@ -412,12 +417,14 @@ def test_missing_or_invalid_token_is_401(api: Api, header: str | None) -> None:
 
 
 def test_every_non_public_route_requires_a_token(app: Flask, api: Api) -> None:
-    # The public key is public on purpose: anyone may check a checkpoint's signature.
+    # The public key is public on purpose: anyone may check a checkpoint's signature. The
+    # launch code exchange takes the code as its credential (tests/e2e/test_launch_codes.py).
     public = {
         "/api/v1/health",
         "/api/v1/ready",
         "/api/v1/openapi.json",
         "/api/v1/ledger/public-key",
+        "/api/v1/sessions/exchange",
     }
     sample = {
         "player_id": "00000000-0000-4000-8000-000000000000",

@@ -124,3 +124,65 @@ def test_the_allow_list_is_read_from_the_environment() -> None:
 def test_anything_but_origins_stops_the_app(value: str) -> None:
     with pytest.raises(config.ConfigError, match="CASINO_CORS_ORIGINS"):
         config.TestingConfig.load({"CASINO_CORS_ORIGINS": value})
+
+
+# ---------------------------------------------------------------- exact matching (issue 19)
+
+CONFIGURED = (
+    "http://[2001:db8::1], http://[::1]:8080, https://games.example, http://127.0.0.1:8001, "
+    "https://[2001:DB8:0:0::2]:443"
+)
+#: Requesting origin -> allowed. flask-cors took an origin with a regex character (the
+#: brackets of IPv6, the dots) as a pattern matched at the start only.
+ORIGINS = {
+    "http://[2001:db8::1]": True,
+    "http://d.attacker.example": False,  # [2001:db8::1] read as a character class
+    "http://1.attacker.example": False,
+    "http://[2001:db8::1]:8080": False,
+    "http://[2001:db8::1].attacker.example": False,
+    "http://[::1]:8080": True,  # did not match itself
+    "http://[::1]": False,
+    "http://[::1]:80801": False,
+    "https://games.example": True,
+    "HTTPS://GAMES.EXAMPLE": True,  # scheme and host are case-insensitive
+    "https://gamesXexample": False,  # the dot is a dot
+    "https://games.example.attacker.example": False,
+    "https://games.example:444": False,
+    "http://games.example": False,
+    "http://127.0.0.1:8001": True,
+    "http://127.0.0.1:80011": False,
+    "http://127.0.0.1": False,
+    "http://127.0.0.1:8001.attacker.example": False,
+    "https://[2001:db8::2]": True,  # configured in another spelling, default port
+    "null": False,
+}
+
+
+@pytest.fixture
+def ipv6_app(database_url: str) -> Iterator[Flask]:
+    origins = config.parse_origins(CONFIGURED)
+    application = create_app(make_config(database_url, CASINO_CORS_ORIGINS=origins))
+    yield application
+    application.extensions[EXTENSION_KEY].engine.dispose()
+
+
+@pytest.mark.parametrize(("origin", "allowed"), ORIGINS.items(), ids=list(ORIGINS))
+def test_origins_are_matched_exactly(ipv6_app: Flask, origin: str, allowed: bool) -> None:
+    client = ipv6_app.test_client()
+    answer = preflight(client, origin, headers="Authorization")
+    assert answer.headers.get("Access-Control-Allow-Origin") == (origin if allowed else None)
+    plain = client.get("/api/v1/health", headers={"Origin": origin})
+    assert plain.headers.get("Access-Control-Allow-Origin") == (origin if allowed else None)
+
+
+def test_configured_origins_are_spelled_as_browsers_send_them() -> None:
+    assert config.parse_origins(CONFIGURED) == [
+        "http://[2001:db8::1]",
+        "http://[::1]:8080",
+        "https://games.example",
+        "http://127.0.0.1:8001",
+        "https://[2001:db8::2]",
+    ]
+    for bad in ("http://[2001:db8::zz]", "http://[::1", "http://host:99999"):
+        with pytest.raises(config.ConfigError, match="CASINO_CORS_ORIGINS"):
+            config.parse_origins(bad)

@@ -73,10 +73,13 @@ def funded(api: Api) -> Player:
 
 
 def launch(api: Api, player: Player, **body: Any) -> Launch:
+    """A launch, and the exchange of its code as the game client makes it."""
     response = api.post(f"/api/v1/players/{player.id}/sessions", body, auth=api.operator_auth)
     assert response.status_code == 201, response.get_json()
     data = response.get_json()
-    return Launch(data["id"], data["token"], data)
+    exchanged = api.post("/api/v1/sessions/exchange", {"code": data["launch_code"]})
+    assert exchanged.status_code == 200, exchanged.get_json()
+    return Launch(data["id"], exchanged.get_json()["token"], data)
 
 
 # ---------------------------------------------------------------- contract
@@ -91,16 +94,27 @@ def test_session_operations_answer_as_the_spec_says(api: Api, funded: Player) ->
     path = f"/api/v1/players/{funded.id}/sessions"
     op = api.operator_auth
     created = check("createGameSession", api.post(path, {"table_id": "classic"}, auth=op))
-    assert created["token"].startswith("gs_")
+    assert created["launch_code"].startswith("lc_") and "token" not in created
+    exchange = "/api/v1/sessions/exchange"
+    session = check("exchangeLaunchCode", api.post(exchange, {"code": created["launch_code"]}))
+    assert session["token"].startswith("gs_") and session["session_id"] == created["id"]
     bare = check("createGameSession", api.post(path, auth=op))
     assert bare["table_id"] is None
-    auth = {"Authorization": f"Bearer {created['token']}"}
+    bare_token = api.post(exchange, {"code": bare["launch_code"]}).get_json()["token"]
+    auth = {"Authorization": f"Bearer {session['token']}"}
     current = check("getCurrentGameSession", api.get("/api/v1/sessions/current", auth=auth))
     assert current["id"] == created["id"]
+    listed = check("listGameSessions", api.get(path, auth=op))
+    assert {item["id"] for item in listed["items"]} == {created["id"], bare["id"]}
     assert (
         check("revokeGameSession", api.client.delete(f"/api/v1/sessions/{bare['id']}", headers=op))
         is None
     )
+    spare = check("createGameSession", api.post(path, auth=op))
+    spare_token = api.post(exchange, {"code": spare["launch_code"]}).get_json()["token"]
+    spare_auth = {"Authorization": f"Bearer {spare_token}"}
+    ended = api.client.delete("/api/v1/sessions/current", headers=spare_auth)
+    assert check("endCurrentGameSession", ended) is None
 
     refusals = {
         "createGameSession": [
@@ -119,6 +133,24 @@ def test_session_operations_answer_as_the_spec_says(api: Api, funded: Player) ->
             api.client.delete(f"/api/v1/sessions/{MISSING}", headers=op),
             api.client.delete(f"/api/v1/sessions/{created['id']}", headers=auth),
         ],
+        "exchangeLaunchCode": [
+            api.post(exchange, {"code": created["launch_code"]}),  # spent
+            api.post(exchange, {"code": "lc_unknown"}),
+            api.post(exchange, {}),
+        ],
+        "listGameSessions": [
+            api.get(f"/api/v1/players/{MISSING}/sessions", auth=op),
+            api.get(path, auth=auth),
+        ],
+        "revokePlayerSessions": [
+            api.client.delete(f"/api/v1/players/{MISSING}/sessions", headers=op),
+            api.client.delete(path, headers=auth),
+        ],
+        "endCurrentGameSession": [
+            api.client.delete("/api/v1/sessions/current", headers=funded.auth),
+            api.client.delete("/api/v1/sessions/current", headers=op),
+            api.client.delete("/api/v1/sessions/current", headers=spare_auth),
+        ],
     }
     for operation_id, answers in refusals.items():
         for response in answers:
@@ -126,30 +158,38 @@ def test_session_operations_answer_as_the_spec_says(api: Api, funded: Player) ->
             assert check(operation_id, response)["code"]
     statuses = {(o, s) for o, s in contract.checked}
     assert {("createGameSession", 201), ("getCurrentGameSession", 200)} <= statuses
-    assert ("revokeGameSession", 204) in statuses
+    assert {("revokeGameSession", 204), ("endCurrentGameSession", 204)} <= statuses
+    assert {("exchangeLaunchCode", 200), ("exchangeLaunchCode", 401)} <= statuses
+    revoked_all = check("revokePlayerSessions", api.client.delete(path, headers=op))
+    assert revoked_all == {"revoked": 1}  # created's; bare and spare had ended already
     # The revoked session is refused from then on, as the spec declares too.
-    gone = api.get("/api/v1/sessions/current", auth={"Authorization": f"Bearer {bare['token']}"})
+    gone = api.get("/api/v1/sessions/current", auth={"Authorization": f"Bearer {bare_token}"})
     assert check("getCurrentGameSession", gone)["code"] == "unauthenticated"
 
 
 # ---------------------------------------------------------------- issuing
 
 
-def test_launch_answers_token_expiry_and_launch_url(api: Api, funded: Player) -> None:
+def test_launch_answers_a_launch_code_expiry_and_launch_url(api: Api, funded: Player) -> None:
     session = launch(api, funded, table_id="classic")
     body = session.body
-    assert set(body) >= {"id", "token", "expires_at", "launch_url"}
+    assert set(body) >= {"id", "launch_code", "launch_code_expires_at", "expires_at"}
+    assert "token" not in body  # the token is made by the exchange, for the client only
     assert body["player_id"] == funded.id and body["table_id"] == "classic"
     assert session.token.startswith("gs_") and len(session.token) >= 40
-    # The token rides in the fragment, which a browser never sends to a server.
-    assert body["launch_url"] == f"/play/?table=classic#token={session.token}"
+    code = body["launch_code"]
+    assert code.startswith("lc_") and len(code) >= 40
+    # The code rides in the fragment, which a browser never sends to a server.
+    assert body["launch_url"] == f"/play/?table=classic#code={code}"
+    assert session.token not in body["launch_url"]
     assert datetime.fromisoformat(body["expires_at"]) == START + timedelta(hours=8)
+    assert datetime.fromisoformat(body["launch_code_expires_at"]) == START + timedelta(seconds=120)
 
 
 def test_launch_without_table_and_with_a_lifetime(api: Api, funded: Player) -> None:
     session = launch(api, funded, ttl_seconds=600)
     assert session.body["table_id"] is None
-    assert session.body["launch_url"] == f"/play/#token={session.token}"
+    assert session.body["launch_url"] == f"/play/#code={session.body['launch_code']}"
     assert datetime.fromisoformat(session.body["expires_at"]) == START + timedelta(minutes=10)
     longest = launch(api, funded, ttl_seconds=24 * 3600)
     assert datetime.fromisoformat(longest.body["expires_at"]) == START + timedelta(days=1)
@@ -205,7 +245,9 @@ def test_only_the_tokens_hash_is_stored(api: Api, funded: Player, database_url: 
     assert len(rows) == 1
     (row,) = rows
     assert row["token_hash"] == hashlib.sha256(session.token.encode()).hexdigest()
-    assert all(session.token not in str(value) for value in row.values())
+    code = session.body["launch_code"]
+    assert row["launch_code_hash"] is None  # spent by the exchange
+    assert all(session.token not in str(v) and code not in str(v) for v in row.values())
     # Nor does the API ever show it again.
     current = api.get("/api/v1/sessions/current", auth=session.auth)
     assert current.status_code == 200
@@ -229,6 +271,7 @@ def test_session_token_plays_on_the_players_own_routes(
         "id": session.id,
         "player_id": funded.id,
         "table_id": "classic",
+        "language": None,
         "expires_at": session.body["expires_at"],
     }
     assert api.get(base, auth=auth).status_code == 200

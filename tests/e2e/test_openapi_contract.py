@@ -25,14 +25,16 @@ from casino.api.errors import PROBLEM_CODES
 from casino.engine.cards import MAX_DECKS, MIN_DECKS
 from casino.engine.casino_war import Decision
 from casino.engine.war import PRESETS
+from casino.service.auth import SCOPES
 from casino.service.views import DECIDED_BY, ROUND_STATUSES, TRANSACTION_KINDS
 from casino.store.free_play_models import STATUSES as GAME_STATUSES
 
 from .helpers import OPERATOR_TOKEN, Api, Player, assert_problem, make_config, new_key
 
 SPEC_PATH = "/api/v1/openapi.json"
-# Public on purpose: probes, and the key anyone may check a checkpoint's signature with.
-PUBLIC = {"getHealth", "getReadiness", "getLedgerPublicKey"}
+# Public on purpose: probes, the key anyone may check a checkpoint's signature with, and
+# the launch code exchange (the code is the credential).
+PUBLIC = {"getHealth", "getReadiness", "getLedgerPublicKey", "exchangeLaunchCode"}
 # Response fields some documents leave out (variant-dependent counters, others' choices).
 OPTIONAL_FIELDS = {
     "SeatView": {"pile", "pile_top", "won", "hand_size", "hand", "wars_won", "rounds_won"},
@@ -323,6 +325,7 @@ def test_problem_members_are_declared(spec: dict[str, Any]) -> None:
 #: Problem codes answered with 403.
 FORBIDDEN_CODES = {
     "forbidden",
+    "session_table_mismatch",
     "account_suspended",
     "account_closed",
     "self_excluded",
@@ -346,9 +349,17 @@ def test_headers_statuses_and_roles_are_declared(spec: dict[str, Any]) -> None:
     ):
         declared = components["responses"][status]["headers"][header]
         assert declared == {"$ref": f"#/components/headers/{component}"}
-    # Money moves under a required key; a player (an operator) is created once under an
-    # optional one.
-    money = {"deposit", "withdraw", "placeBet", "decideRound", "createPlayer", "createOperator"}
+    # Money moves under a required key; a player (an operator) is created, and seeds rotated,
+    # once under an optional one.
+    money = {
+        "deposit",
+        "withdraw",
+        "placeBet",
+        "decideRound",
+        "createPlayer",
+        "rotateSeeds",
+        "createOperator",
+    }
     for path, _, operation in operations(spec):
         operation_id = operation["operationId"]
         responses = operation["responses"]
@@ -372,11 +383,16 @@ def test_headers_statuses_and_roles_are_declared(spec: dict[str, Any]) -> None:
         assert operation["security"] == [{"bearerAuth": []}], operation_id
         roles = operation["x-roles"]
         assert roles and set(roles) <= {"operator", "player", "platform"}, operation_id
+        scopes = operation["x-scopes"]
+        assert scopes == ([s for s in SCOPES if s in scopes] if "operator" in roles else [])
+        assert "admin" in scopes or "operator" not in roles, operation_id
         assert {"401", "503"} <= set(responses), operation_id
-        # 403: a token of the other role, or a refusal of the operation's own (a game
-        # session raising a limit, an excluded account betting).
+        # 403: a token of the other role or an operator token of another scope, or a
+        # refusal of the operation's own (a game session raising a limit, an excluded
+        # account betting).
         own_403 = set(operation.get("x-problem-codes", [])) & FORBIDDEN_CODES
-        assert ("403" in responses) == (len(roles) == 1 or bool(own_403)), operation_id
+        narrowed = "operator" in roles and len(scopes) < len(SCOPES)
+        assert ("403" in responses) == (len(roles) == 1 or narrowed or bool(own_403)), operation_id
     game = spec["paths"]["/api/v1/free-play/games"]["post"]["responses"]["201"]
     assert game["headers"]["Location"] == {"$ref": "#/components/headers/Location"}
 
@@ -559,7 +575,7 @@ def test_x_roles_is_what_the_service_enforces(
     secured = [
         (p, m, op) for p, m, op in operations(spec) if op.get("security") == [{"bearerAuth": []}]
     ]
-    assert len(secured) == 44
+    assert len(secured) == 47
     for path, method, operation in secured:
         url = path.format(**ids)
         anonymous = api.client.open(url, method=method.upper(), json={})

@@ -4,7 +4,9 @@ verifier accepts. Answers are checked against the served OpenAPI document."""
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -192,7 +194,9 @@ def _public_key(api: Api) -> bytes:
     return bytes.fromhex(api.get("/api/v1/ledger/public-key").get_json()["public_key"])
 
 
-def test_the_export_streams_ndjson_the_verifier_accepts(api: Api, database_url: str) -> None:
+def test_the_export_streams_ndjson_the_verifier_accepts(
+    api: Api, database_url: str, tmp_path: Path
+) -> None:
     alice, bob, marks = two_players(api, database_url)
     response = api.get("/api/v1/ledger/export", auth=api.operator_auth)
     assert response.status_code == 200
@@ -200,8 +204,19 @@ def test_the_export_streams_ndjson_the_verifier_accepts(api: Api, database_url: 
     assert "attachment" in response.headers["Content-Disposition"]
     assert response.is_streamed  # written as it is read, never built whole
     body = response.get_data()
-    summary = verifier.verify(body.splitlines(keepends=True), [_public_key(api)])
+    # Bob's bet and the withdrawal came after the checkpoint: not sealed, so refused unless
+    # allowed; the checkpoints listed over HTTP (what an auditor saves) pin the export.
+    lines = body.splitlines(keepends=True)
+    strict = verifier.verify(lines, [_public_key(api)])
+    assert [c["name"] for c in strict["checks"] if not c["ok"]] == ["sealed"]
+    assert strict["transactions"] == {"sealed": 4, "unsealed": 2}
+    listed = api.get("/api/v1/ledger/checkpoints", auth=api.operator_auth).get_json()
+    saved = tmp_path / "checkpoints.json"
+    saved.write_text(json.dumps(listed))
+    pins = verifier.read_pins([], [str(saved)])
+    summary = verifier.verify(lines, [_public_key(api)], allow_unsealed=True, pins=pins)
     assert summary["ok"], [c for c in summary["checks"] if not c["ok"]]
+    assert summary["pins"] == {"1": listed[0]["hash"]}
     assert summary["counts"]["transaction"] == 6 and summary["counts"]["round"] == 2
     assert summary["counts"]["checkpoint"] == 1
     assert marks["bob_round"] in summary["unchecked_rounds"]  # its seed is still active
@@ -210,7 +225,7 @@ def test_the_export_streams_ndjson_the_verifier_accepts(api: Api, database_url: 
     )
     assert partial.status_code == 200
     lines = partial.get_data().splitlines(keepends=True)
-    summary = verifier.verify(lines, [_public_key(api)])
+    summary = verifier.verify(lines, [_public_key(api)], allow_unsealed=True)
     assert summary["ok"] and summary["scope"] == "partial"
     assert summary["counts"]["transaction"] == 2 and summary["counts"]["round"] == 1
     assert alice.id and bob.id

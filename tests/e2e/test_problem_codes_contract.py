@@ -37,6 +37,10 @@ REQUIRED = (
     "rotateSeeds",
     "getCurrentGameSession",
     "revokeGameSession",
+    "exchangeLaunchCode",
+    "listGameSessions",
+    "revokePlayerSessions",
+    "endCurrentGameSession",
 )
 #: Listed, and provoked by the concurrency tests named in the docstring.
 RACES = {"request_in_progress"}
@@ -118,9 +122,11 @@ class World:
             self.api.deposit(someone, amount)
         return someone
 
-    def session_token(self) -> dict[str, str]:
-        launched = self.api.post(f"{self.base}/sessions", {}, auth=self.op)
-        return {"Authorization": f"Bearer {launched.get_json()['token']}"}
+    def session_token(self, **launch: Any) -> dict[str, str]:
+        launched = self.api.post(f"{self.base}/sessions", launch, auth=self.op)
+        code = launched.get_json()["launch_code"]
+        exchanged = self.api.post("/api/v1/sessions/exchange", {"code": code})
+        return {"Authorization": f"Bearer {exchanged.get_json()['token']}"}
 
 
 Provoke = Callable[[World], Any]
@@ -181,6 +187,21 @@ def _session_raise(w: World) -> Any:
     set_limits(w.api, w.player, {"currency": "EUR", "loss": {"day": 100}})
     body = {"currency": "EUR", "loss": {"day": 200}}
     return w.api.put(f"{w.base}/limits", body, auth=w.session_token())
+
+
+def _other_table(w: World) -> Any:
+    w.api.create_table("other", min_ante=10, bet_increment=10)
+    auth = w.session_token(table_id="other")
+    return w.api.post("/api/v1/rounds", {"table_id": "classic", "ante": 100}, auth, new_key())
+
+
+def _war_when_blocked(code: str) -> Provoke:
+    def provoke(w: World) -> Any:
+        round_id = w.tie()
+        w.block(code)
+        return w.decide(round_id, "war")
+
+    return provoke
 
 
 def _exclusion_in_force(w: World) -> Any:
@@ -303,6 +324,7 @@ PROVOKE: dict[str, dict[str, Provoke]] = {
         )[1],
         **{code: _bet_blocked(code) for code in BLOCKED},
         "session_time_limit": _session_limit,
+        "session_table_mismatch": _other_table,
     },
     "decideRound": {
         "validation_failed": lambda w: w.decide(w.tie(), "run"),
@@ -326,6 +348,7 @@ PROVOKE: dict[str, dict[str, Provoke]] = {
         "surrender_not_allowed": _no_surrender,
         "insufficient_funds": _war_beyond_the_wallet,
         "limit_exceeded": _war_beyond_the_loss_limit,
+        **{code: _war_when_blocked(code) for code in BLOCKED},
     },
     "setLimits": {
         "validation_failed": lambda w: w.api.put(
@@ -379,6 +402,22 @@ PROVOKE: dict[str, dict[str, Provoke]] = {
             f"/api/v1/sessions/{MISSING}", headers=w.op
         )
     },
+    "exchangeLaunchCode": {
+        "validation_failed": lambda w: w.api.post("/api/v1/sessions/exchange", {}),
+    },
+    "listGameSessions": {
+        "player_not_found": lambda w: w.api.get(f"/api/v1/players/{MISSING}/sessions", auth=w.op),
+    },
+    "revokePlayerSessions": {
+        "player_not_found": lambda w: w.api.client.delete(
+            f"/api/v1/players/{MISSING}/sessions", headers=w.op
+        ),
+    },
+    "endCurrentGameSession": {
+        "session_not_found": lambda w: w.api.client.delete(
+            "/api/v1/sessions/current", headers=w.player.auth
+        ),
+    },
     "rotateSeeds": {
         "validation_failed": lambda w: w.api.post(
             f"{w.base}/seeds/rotate", {"client_seed": "\u00e9"}, auth=w.player.auth
@@ -389,6 +428,12 @@ PROVOKE: dict[str, dict[str, Provoke]] = {
         "round_in_progress": _rotate_during_a_tie,
         "seed_rotation_in_progress": _mid_rotation(
             lambda w: w.api.post(f"{w.base}/seeds/rotate", auth=w.player.auth)
+        ),
+        "idempotency_key_invalid": lambda w: w.api.post(
+            f"{w.base}/seeds/rotate", auth=w.player.auth, key="has space"
+        ),
+        "idempotency_key_reused": lambda w: w.reused(
+            f"{w.base}/seeds/rotate", {"client_seed": "one"}, {"client_seed": "two"}, w.player.auth
         ),
     },
 }

@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 
+from casino.api.openapi import ACCOUNT_BLOCKED_CODES
+
 from .helpers import Api, Player, assert_problem, is_tie, new_key, steer_next_deal
 from .protection_helpers import START, Clock
 
@@ -47,12 +49,12 @@ def still_allowed(api: Api, player: Player, round_id: str | None = None) -> None
     assert api.get(f"{path}/transactions", auth=player.auth).status_code == 200
     if round_id is not None:
         assert api.get(f"/api/v1/rounds/{round_id}", auth=player.auth).status_code == 200
-        decided = api.post(
-            f"/api/v1/rounds/{round_id}/decision",
-            {"action": "war"},
-            auth=player.auth,
-            key=new_key(),
-        )
+        path = f"/api/v1/rounds/{round_id}/decision"
+        # Going to war is a new wager (issue 19): refused; surrendering finishes the round.
+        war = api.post(path, {"action": "war"}, auth=player.auth, key=new_key())
+        assert war.status_code == 403, war.get_json()
+        assert war.get_json()["code"] in ACCOUNT_BLOCKED_CODES
+        decided = api.post(path, {"action": "surrender"}, auth=player.auth, key=new_key())
         assert decided.status_code == 200, decided.get_json()
 
 

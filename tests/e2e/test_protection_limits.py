@@ -456,6 +456,8 @@ def test_a_due_reality_check_is_in_every_round_answer_until_acknowledged(
         "minutes_played": 30,
         "interval_minutes": 30,
         "acknowledge": f"/api/v1/players/{gambler.id}/reality-check",
+        "message": "You have been playing for 30 minutes (since 12:00 UTC). "
+        "You asked for a reality check every 30 minutes.",
     }
     clock.advance(minutes=5)
     assert bet()["reality_check"]["minutes_played"] == 35  # still there
@@ -469,7 +471,11 @@ def test_a_due_reality_check_is_in_every_round_answer_until_acknowledged(
     recall = f"/api/v1/rounds/{tied['id']}"
     recalled = capi.get(recall, auth=gambler.auth)
     assert recalled.status_code == 200
-    assert recalled.get_json()["reality_check"] == {**check, "minutes_played": 35}
+    assert recalled.get_json()["reality_check"] == {
+        **check,
+        "minutes_played": 35,
+        "message": check["message"].replace("30 minutes (", "35 minutes ("),
+    }
     assert capi.get(recall, auth=capi.operator_auth).get_json()["reality_check"] is None
     ack = capi.post(check["acknowledge"], auth=gambler.auth)
     assert ack.status_code == 200 and ack.get_json()["reality_check"] is None

@@ -531,6 +531,15 @@ def test_round_body_equals_the_schema_dump_for_every_shape() -> None:
             }
         },
         {"rules": {}, "transaction_ids": []},
+        {
+            "reality_check": {
+                "due_at": datetime(2026, 11, 30, 13, 0, tzinfo=UTC),
+                "session_started_at": datetime(2026, 11, 30, 12, 0, tzinfo=UTC),
+                "minutes_played": 61,
+                "interval_minutes": 60,
+                "acknowledge": "/api/v1/players/0b7f2f69-5e4b-4b5d-9d3b-2f0c3c9a8a11/reality-check",
+            }
+        },
     ]
     for shape in shapes:
         view = RoundView(**{**base, **shape})

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from casino.ledger.checkpoints import SigningKey
 from casino.store.migrate import upgrade
 
 REPO = Path(__file__).resolve().parents[2]
@@ -58,7 +59,8 @@ def server_env(tmp_path: Path) -> dict[str, str]:
         CASINO_ENV="production",
         DATABASE_URL=url,
         CASINO_OPERATOR_TOKENS=OPERATOR_TOKEN,
-        CASINO_SIGNING_KEY="44" * 32,
+        # The web tier's key: the public one only (the private key is the sealer's).
+        CASINO_SIGNING_PUBLIC_KEY=SigningKey.parse("44" * 32).verifying.hex,
         WEB_CONCURRENCY="1",
         # One worker: per-process counters are the whole count (production asks to be told).
         RATELIMIT_STORAGE_URI="memory://",
@@ -168,14 +170,19 @@ def test_instances_on_one_host_share_no_control_socket(
         assert b"Control socket" not in output, output[-2000:]
 
 
+@pytest.mark.parametrize("named", [True, False], ids=["CASINO_ENV=production", "no CASINO_ENV"])
 def test_production_refuses_to_start_with_a_guessable_operator_token(
-    server_env: dict[str, str],
+    server_env: dict[str, str], named: bool
 ) -> None:
+    """Also where nobody set CASINO_ENV: what the Procfile's gunicorn loads (wsgi.py) is
+    production unless told otherwise (issue 19), so it refuses what production refuses."""
     env = {
         **server_env,
         "CASINO_OPERATOR_TOKENS": "weak-operator-secret",
         "PATH": f"{Path(sys.executable).parent}:{server_env.get('PATH', '')}",
     }
+    if not named:
+        del env["CASINO_ENV"]
     _, process = _start("procfile-web", env)
     try:
         output, _ = process.communicate(timeout=60)

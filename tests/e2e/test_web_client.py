@@ -10,6 +10,7 @@ import pytest
 from flask import Flask
 
 from casino import web
+from casino.i18n import LANGUAGES
 
 ROOT = Path(__file__).resolve().parents[2]
 STATIC = Path(web.__file__).parent / "static"
@@ -88,3 +89,13 @@ def test_the_package_ships_the_client() -> None:
     shipped = {p for pattern in patterns for p in package.glob(pattern) if p.is_file()}
     files = {p for p in STATIC.rglob("*") if p.is_file()}
     assert files and files <= shipped
+
+
+def test_every_language_catalogue_is_served(app: Flask) -> None:
+    """js/i18n.js fetches /play/assets/i18n/<lang>.json for the language it chose."""
+    client = app.test_client()
+    for language in LANGUAGES:
+        response = client.get(f"/play/assets/i18n/{language}.json")
+        assert response.status_code == 200, language
+        assert response.mimetype == "application/json"
+        assert response.get_json()["language"] == language

@@ -110,8 +110,22 @@ def exported(svc: Svc, since: datetime | None = None, until: datetime | None = N
         return b"".join(export(uow, since=since, until=until, keys=KEYS, chunk=512))
 
 
-def check(data: bytes, keys: list[bytes] | None = None) -> dict[str, Any]:
-    return verifier.verify(data.splitlines(keepends=True), PINNED if keys is None else keys)
+def check(
+    data: bytes,
+    keys: list[bytes] | None = None,
+    *,
+    allow_unsealed: bool = True,
+    pins: dict[int, str] | None = None,
+) -> dict[str, Any]:
+    """The verifier's summary. Most tests here are about other things than the seals of the
+    last transactions (``play`` leaves some unsealed, as a live ledger has): they allow
+    unsealed ones; tests/integration/test_export_seals.py checks that the default refuses."""
+    return verifier.verify(
+        data.splitlines(keepends=True),
+        PINNED if keys is None else keys,
+        allow_unsealed=allow_unsealed,
+        pins=pins,
+    )
 
 
 def failed(summary: dict[str, Any]) -> set[str]:
@@ -170,6 +184,9 @@ def test_a_full_export_verifies_and_holds_everything(svc: Svc, demo_tables: list
     assert summary["keys"] == {"source": "pinned", "ids": [SIGNING_KEY.key_id]}
     in_play = next(c for c in summary["checks"] if c["name"] == "in_play")
     assert "(200)" in in_play["detail"]  # the open round's ante
+    # The withdrawal and the last two bets are after the last checkpoint: counted, allowed.
+    assert summary["transactions"] == {"sealed": tx_count - 3, "unsealed": 3}
+    assert failed(check(data, allow_unsealed=False)) == {"sealed"}
 
 
 def test_the_export_reveals_no_server_seed_before_its_time(
@@ -530,15 +547,19 @@ def test_every_single_line_edited_dropped_or_moved_is_caught(
                 missed.append((n + 1, doc["type"], path, new))
     assert missed == [], "\n".join(map(repr, missed))
 
-    # Dropped, every digest redone: caught, but for the last checkpoint. Without it the
-    # transactions it sealed read as not sealed yet, which an export alone cannot tell from
-    # an export made before that checkpoint: the auditor compares the last checkpoint with
-    # the one published (GET /api/v1/ledger/checkpoints, docs/audit.md).
+    # Dropped, every digest redone: caught, but for the last checkpoint where unsealed
+    # transactions are allowed. Without it the transactions it sealed read as not sealed
+    # yet, which an export alone cannot tell from an export made before that checkpoint:
+    # the unsealed count grows, which fails unless allowed, and a pin of the last checkpoint
+    # catches it either way (tests/integration/test_export_seals.py).
     final_checkpoint = max(n for n, d in enumerate(documents) if d["type"] == "checkpoint")
     for n in range(last):
+        dropped = join(documents[:n] + documents[n + 1 :], rechain=True)
         if n != final_checkpoint:
-            dropped = documents[:n] + documents[n + 1 :]
-            assert not check(join(dropped, rechain=True))["ok"], f"line {n + 1} dropped"
+            assert not check(dropped)["ok"], f"line {n + 1} dropped"
+        else:
+            assert check(dropped)["ok"]
+            assert failed(check(dropped, allow_unsealed=False)) == {"sealed"}
 
 
 def test_a_shared_account_cannot_be_given_a_chain(svc: Svc) -> None:
@@ -644,9 +665,14 @@ def test_casino_export_and_verify_export(svc: Svc, demo_tables: list[str], db_ur
     assert result.exit_code == 0, result.output
     assert not Path(f"{out}.part").exists()
     key = SIGNING_KEY.verifying.hex
-    verified = runner.invoke(casino_cli, ["verify-export", str(out), "--json", "--key", key])
+    # The last transactions are not sealed yet: refused, unless allowed (and still counted).
+    unsealed = runner.invoke(casino_cli, ["verify-export", str(out), "--key", key])
+    assert unsealed.exit_code == 1 and "not sealed: 3" in unsealed.output, unsealed.output
+    allow = "--allow-unsealed"
+    verified = runner.invoke(casino_cli, ["verify-export", str(out), "--json", "--key", key, allow])
     assert verified.exit_code == 0, verified.output
     assert json.loads(verified.output)["ok"]
+    assert json.loads(verified.output)["transactions"]["unsealed"] == 3
     partial = tmp_path / "partial.ndjson"
     since = ledger.middle.isoformat()
     result = runner.invoke(
@@ -655,11 +681,14 @@ def test_casino_export_and_verify_export(svc: Svc, demo_tables: list[str], db_ur
         env=_env(),
     )
     assert result.exit_code == 0, result.output
-    assert runner.invoke(casino_cli, ["verify-export", str(partial), "--key", key]).exit_code == 0
+    partial_verified = runner.invoke(
+        casino_cli, ["verify-export", str(partial), "--key", key, allow]
+    )
+    assert partial_verified.exit_code == 0, partial_verified.output
     documents = split(out.read_bytes())
     _card(documents, ledger)
     out.write_bytes(join(documents, rechain=True))
-    refused = runner.invoke(casino_cli, ["verify-export", str(out), "--key", key])
+    refused = runner.invoke(casino_cli, ["verify-export", str(out), "--key", key, allow])
     assert refused.exit_code == 1 and "FAIL" in refused.output
     backwards = runner.invoke(
         casino_cli,
@@ -703,14 +732,16 @@ def test_the_verifier_runs_alone_with_no_project_package(
     for package in ("casino", "sqlalchemy", "cryptography"):
         assert run("-c", f"import {package}").returncode != 0, package
     key = SIGNING_KEY.verifying.hex
-    verified = run("casino_audit_export.py", "export.ndjson", "--json", "--key", key)
+    allow = "--allow-unsealed"  # the last transactions of the ledger are not sealed yet
+    verified = run("casino_audit_export.py", "export.ndjson", "--json", "--key", key, allow)
     assert verified.returncode == 0, verified.stdout + verified.stderr
     summary = json.loads(verified.stdout)
     assert summary["ok"] and summary["rounds"]["redealt"] == 4
     assert len(summary["unchecked_rounds"]) == 8
+    assert run("casino_audit_export.py", "export.ndjson", "--key", key).returncode == 1
     _seed(documents, ledger)
     (alone / "tampered.ndjson").write_bytes(join(documents, rechain=True))
-    refused = run("casino_audit_export.py", "tampered.ndjson", "--key", key)
+    refused = run("casino_audit_export.py", "tampered.ndjson", "--key", key, allow)
     assert refused.returncode == 1 and "FAIL" in refused.stdout
     assert run("casino_audit_export.py", "missing.ndjson").returncode == 2
 

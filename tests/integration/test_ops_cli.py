@@ -64,6 +64,20 @@ def test_seed_demo_tokens_work(svc: Svc, db_url: str, tmp_path: Path) -> None:
         assert authenticate(uow, player.group(1), []).role == "player"
 
 
+def test_operator_tokens_have_a_scope(svc: Svc, db_url: str) -> None:
+    create = ("create-operator-token", "--database-url", db_url, "--name")
+    auditor = invoke(*create, "books", "--scope", "auditor").output.strip()
+    admin = invoke(*create, "everything").output.strip()
+    with svc.uow() as uow:
+        assert authenticate(uow, auditor, []).scope == "auditor"
+        assert authenticate(uow, admin, []).scope == "admin"
+    listed = invoke("list-operator-tokens", "--database-url", db_url).output
+    rows = {line.split("\t")[1]: line.split("\t")[-1] for line in listed.splitlines()}
+    assert rows["books"] == "auditor" and rows["everything"] == "admin"
+    wrong = CliRunner().invoke(cli, [*create, "x", "--scope", "root"])
+    assert wrong.exit_code == 2 and "root" in wrong.output
+
+
 def test_list_and_revoke_operator_tokens(svc: Svc, db_url: str) -> None:
     token = invoke("create-operator-token", "--database-url", db_url, "--name", "ci-bot").output
     token = token.strip()

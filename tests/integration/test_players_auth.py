@@ -65,7 +65,8 @@ def test_bad_tokens_are_unauthenticated(svc: Svc, token: str) -> None:
 
 def test_reissued_player_token_replaces_the_old(svc: Svc) -> None:
     view, old = svc.run(players.create_player, "reissue")
-    new = svc.run(players.reissue_player_token, view.id)
+    new, revoked = svc.run(players.reissue_player_token, view.id)
+    assert revoked == 0
     with svc.uow() as uow:
         assert authenticate(uow, new, []).player_id == view.id
         with pytest.raises(Unauthenticated):

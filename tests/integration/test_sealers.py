@@ -19,6 +19,7 @@ import uuid
 from collections import Counter
 from collections.abc import Callable
 from itertools import pairwise
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -27,9 +28,10 @@ from sqlalchemy import select
 from casino.ledger.audit import format_report
 from casino.ledger.checkpoints import Checkpoint
 from casino.service import rounds, wallets
-from casino.service.sealing import seal_pending
+from casino.service.sealing import Sealer, seal_pending
 from casino.store.checkpoints import CheckpointStore
 from casino.store.models import LedgerTransaction
+from casino.store.sealer_state import SealerStateFile
 
 from .conftest import SIGNING_KEY, Svc
 from .test_locks import paused_before_commit
@@ -89,6 +91,17 @@ def sealer(svc: Svc) -> Callable[[], list[Checkpoint]]:
     return seal
 
 
+def recording_sealer(svc: Svc, record: SealerStateFile) -> Callable[[], list[Checkpoint]]:
+    """A sealer that keeps its record (CASINO_SEALER_STATE), as ``casino seal`` does."""
+    sealer = Sealer(SIGNING_KEY, batch=BATCH)
+
+    def seal() -> list[Checkpoint]:
+        with svc.uow() as uow:
+            return sealer.seal(uow, record).made
+
+    return seal
+
+
 def assert_sealed_exactly_once(svc: Svc) -> list[Checkpoint]:
     """Every checkpoint links to the one before it, and every transaction is a leaf of
     exactly one checkpoint; the checkpoints."""
@@ -125,6 +138,25 @@ def finish(svc: Svc, made: list[Checkpoint]) -> None:
 @pytest.fixture
 def players(svc: Svc, demo_tables: list[str]) -> list[str]:
     return [svc.player(funds=100_000) for _ in range(3)]
+
+
+def test_two_sealers_sharing_a_record_file_race_on_a_fresh_ledger(
+    svc: Svc, players: list[str], tmp_path: Path
+) -> None:
+    """Two hosts' sealers started together on a ledger with no checkpoint yet, one record
+    file between them: whichever signs first, the other continues it (it reads the record
+    again when the ledger has checkpoints it has no record of), and the record follows."""
+    record = SealerStateFile(tmp_path / "sealer-state.json")
+    made: list[Checkpoint] = []
+    first, second = recording_sealer(svc, record), recording_sealer(svc, record)
+    for n in range(ROUNDS):
+        play(svc, players, 3 + 2 * n)
+        one, other = in_threads(first, second)
+        assert isinstance(one, list) and isinstance(other, list)
+        made += one + other
+        last = max(c.seq for c in made)
+        assert record.load() is not None and record.load().seq == last  # type: ignore[union-attr]
+    finish(svc, made)
 
 
 def test_two_sealers_racing_seal_every_transaction_once(svc: Svc, players: list[str]) -> None:

@@ -614,6 +614,11 @@ def test_token_guessing_is_rate_limited(database_url: str, world: World) -> None
     try:
         client = app.test_client()
         before = snapshot(world.engine)
+        # The player is playing from this address before the guesses start.
+        playing = client.get(
+            f"/api/v1/players/{world.a_id}", headers={"Authorization": f"Bearer {world.a_token}"}
+        )
+        assert playing.status_code == 200
         statuses = []
         for attempt in range(12):
             response = client.get(
@@ -626,8 +631,9 @@ def test_token_guessing_is_rate_limited(database_url: str, world: World) -> None
         limited = response
         body = assert_problem(limited, 429, "rate_limited")
         assert limited.headers.get("Retry-After"), body
-        # Only failures are refused: the right token is served (issue 10), the next guess
-        # is still refused.
+        # Only failures are refused: the token already playing here is served (issues 10
+        # and 19: others wait, refused before any database work), the next guess is still
+        # refused.
         served = client.get(
             f"/api/v1/players/{world.a_id}", headers={"Authorization": f"Bearer {world.a_token}"}
         )

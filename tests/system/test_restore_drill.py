@@ -14,6 +14,7 @@ docs/operations.md.
 from __future__ import annotations
 
 import secrets
+import subprocess
 import time
 from contextlib import ExitStack
 from datetime import datetime
@@ -137,7 +138,8 @@ def test_point_in_time_restore_holds_exactly_what_was_committed_before_the_targe
         )
         run.setup()
         run.run()
-        seal_once(db.url)  # a checkpoint in the base backup
+        record = tmp_path / "sealer-state.json"  # the sealer's own, on its host
+        seal_once(db.url, record)  # a checkpoint in the base backup
 
         backup_dir = tmp_path / "base-backup"
         backup_output = cli("backup", "base", "--to", str(backup_dir), "--database-url", db.url)
@@ -145,12 +147,12 @@ def test_point_in_time_restore_holds_exactly_what_was_committed_before_the_targe
         at_backup = snapshot(db.url)
 
         run.run()  # play on
-        seal_once(db.url)  # a checkpoint replayed from the archive
+        seal_once(db.url, record)  # a checkpoint replayed from the archive
         # No request is in flight between the two runs: T splits the commits cleanly.
         at_target = snapshot(db.url)
         target = server_time(db.url)
         run.run()  # play on after T
-        seal_once(db.url)  # a checkpoint the restore must leave out
+        seal_once(db.url, record)  # a checkpoint the restore must leave out
         at_end = snapshot(db.url)
         archive_current_wal(db.url, archive)
 
@@ -169,6 +171,13 @@ def test_point_in_time_restore_holds_exactly_what_was_committed_before_the_targe
         restored_url = pg.with_database(restored.admin_url, db.name)
         recovery_seconds = (time.monotonic() - started) + wait_promoted(restored_url)
         in_restore = snapshot(restored_url)
+        # The sealer that signed the checkpoint after T refuses the rewound ledger: its
+        # record is ahead of it (a new record, --init, is the operator's decision).
+        with pytest.raises(subprocess.CalledProcessError) as rewound:
+            seal_once(restored_url, record)
+        assert "checkpoints were deleted, or the database was rolled back" in str(
+            rewound.value.stderr
+        )
         # The audit verifies every restored checkpoint's signature and that the restored
         # ledger still matches each (it seals what was left unsealed at T first).
         audit = run_audit(restored_url)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask.views import MethodView
 
-from casino.api.auth import OPERATOR, PLAYER, requires
+from casino.api.auth import OPERATOR, PLAYER, WITH_SUPPORT, requires
 from casino.api.json_body import ApiBlueprint
 from casino.api.resources._uow import read
 from casino.api.schemas_protection import CurrencySchema
@@ -18,7 +18,7 @@ blp = ApiBlueprint(
 
 @blp.route("")
 class Currencies(MethodView):
-    @requires(OPERATOR, PLAYER)
+    @requires(OPERATOR, PLAYER, scopes=WITH_SUPPORT)
     @blp.response(200, CurrencySchema(many=True))
     @blp.doc(operationId="listCurrencies")
     def get(self) -> list[CurrencyInfo]:

@@ -6,15 +6,19 @@ from typing import Any
 
 from flask.views import MethodView
 
-from casino.api import clock
-from casino.api.auth import OPERATOR, PLAYER, current_principal, requires
+from casino.api import clock, throttling
+from casino.api.auth import OPERATOR, PLAYER, WITH_SUPPORT, current_principal, requires
 from casino.api.json_body import ApiBlueprint
 from casino.api.openapi import error_responses, problem_codes
 from casino.api.resources._uow import read, write
 from casino.api.schemas_sessions import (
+    ExchangedSessionSchema,
     GameSessionCreatedSchema,
     GameSessionCreateSchema,
+    GameSessionListSchema,
     GameSessionSchema,
+    LaunchCodeSchema,
+    SessionsRevokedSchema,
 )
 from casino.service import game_sessions as service
 from casino.service.errors import NotFound
@@ -25,6 +29,13 @@ blp = ApiBlueprint(
     url_prefix="/api/v1",
     description="Game sessions: short-lived player credentials for the game client",
 )
+
+
+def _session_of_caller() -> str:
+    principal = current_principal()
+    if principal.session_id is None:
+        raise NotFound("this token is not a game session's", code="session_not_found")
+    return principal.session_id
 
 
 @blp.route("/players/<uuid_str:player_id>/sessions")
@@ -40,30 +51,95 @@ class PlayerSessions(MethodView):
     def post(self, data: dict[str, Any], player_id: str) -> dict[str, Any]:
         """Launch: a game session for the player, and the client's launch_url.
 
-        The token authenticates the player on its own routes only (wallets and transactions,
-        rounds and decisions, seeds, and what protects the player: lowering limits,
-        exclusions, reality checks, statements; raising or removing a limit is 403
-        forbidden), never as an operator, until ``expires_at`` (then 401
-        session_expired) or until DELETE /sessions/{id}. Shown once, stored hashed. Not
-        idempotent by key: a retry opens another session.
+        launch_url carries a one-time launch code (valid 120 s), not a token: the client
+        exchanges it once at POST /sessions/exchange for the session's token. The token
+        authenticates the player on its own routes only (wallets and transactions, rounds
+        and decisions - bets at the session's table only -, seeds, and what protects the
+        player: lowering limits, exclusions, reality checks, statements; raising or removing
+        a limit is 403 forbidden), never as an operator, until ``expires_at`` (then 401
+        session_expired) or until it is revoked (DELETE /sessions/{id}, DELETE
+        /players/{id}/sessions, DELETE /sessions/current). Not idempotent by key: a retry
+        opens another session.
         """
         data = data or {}
-        view, token = write(
+        launch = write(
             lambda uow: service.create_session(
                 uow,
                 player_id,
                 clock.now(),
                 table_id=data.get("table_id"),
                 ttl_seconds=data.get("ttl_seconds"),
+                language=data.get("language"),
             )
         )
+        view = launch.view
         return {
             "id": view.id,
             "player_id": view.player_id,
             "table_id": view.table_id,
+            "language": view.language,
+            "expires_at": view.expires_at,
+            "launch_url": launch.launch_url,
+            "launch_code": launch.code,
+            "launch_code_expires_at": launch.code_expires_at,
+        }
+
+    @requires(OPERATOR, scopes=WITH_SUPPORT)
+    @blp.response(200, GameSessionListSchema)
+    @blp.doc(
+        operationId="listGameSessions",
+        responses=error_responses(404),
+        **problem_codes("player_not_found"),
+    )
+    def get(self, player_id: str) -> dict[str, Any]:
+        """The player's live game sessions (neither revoked nor expired), newest first:
+        when each was made, for which table, whether its launch code was exchanged."""
+        now = clock.now()
+        return {"items": read(lambda uow: service.list_live_sessions(uow, player_id, now))}
+
+    @requires(OPERATOR, scopes=WITH_SUPPORT)
+    @blp.response(200, SessionsRevokedSchema)
+    @blp.doc(
+        operationId="revokePlayerSessions",
+        responses=error_responses(404),
+        **problem_codes("player_not_found"),
+    )
+    def delete(self, player_id: str) -> dict[str, int]:
+        """End every live game session of the player at once (tokens and unused launch
+        codes alike); the player's own token is untouched. Again: revoked 0."""
+        now = clock.now()
+        return {"revoked": write(lambda uow: service.revoke_player_sessions(uow, player_id, now))}
+
+
+@blp.route("/sessions/exchange")
+class ExchangeLaunchCode(MethodView):
+    @blp.arguments(LaunchCodeSchema())
+    @blp.response(200, ExchangedSessionSchema)
+    @blp.doc(
+        operationId="exchangeLaunchCode",
+        responses=error_responses(401, 429, 503),
+        **problem_codes("validation_failed"),
+    )
+    def post(self, data: dict[str, Any]) -> dict[str, Any]:
+        """Trade the launch code from a launch URL's fragment for the session's token.
+
+        No token needed: the code is the credential. It works once, within 120 s of the
+        launch: a second exchange, or an unknown, expired or revoked code, is 401
+        unauthenticated, and counts as a failed authentication of the address (too many:
+        429 rate_limited, refused before any database work). The token is in this answer
+        only.
+        """
+        throttling.refuse_blocked_client(None)
+        now = clock.now()
+        view, token = write(lambda uow: service.exchange(uow, data["code"], now))
+        return {
+            "id": view.id,
+            "session_id": view.id,
+            "player_id": view.player_id,
+            "table_id": view.table_id,
+            "language": view.language,
             "expires_at": view.expires_at,
             "token": token,
-            "launch_url": service.launch_url(token, view.table_id),
         }
 
 
@@ -78,18 +154,29 @@ class CurrentSession(MethodView):
     )
     def get(self) -> service.GameSessionView:
         """The game session of the calling token: who the player is, which table it was
-        launched for and when it ends. 404 session_not_found for a token that is not a game
-        session's."""
-        principal = current_principal()
-        if principal.session_id is None:
-            raise NotFound("this token is not a game session's", code="session_not_found")
-        session_id = principal.session_id
-        return read(lambda uow: service.get_session(uow, session_id, principal.player_id))
+        launched for, its language and when it ends. 404 session_not_found for a token that
+        is not a game session's."""
+        session_id = _session_of_caller()
+        player_id = current_principal().player_id
+        return read(lambda uow: service.get_session(uow, session_id, player_id))
+
+    @requires(PLAYER)
+    @blp.response(204)
+    @blp.doc(
+        operationId="endCurrentGameSession",
+        responses=error_responses(404),
+        **problem_codes("session_not_found"),
+    )
+    def delete(self) -> None:
+        """Log out: end the calling token's game session at once (its token is refused from
+        now on). 404 session_not_found for a token that is not a game session's."""
+        session_id = _session_of_caller()
+        write(lambda uow: service.revoke_session(uow, session_id, clock.now()))
 
 
 @blp.route("/sessions/<uuid_str:session_id>")
 class GameSession(MethodView):
-    @requires(OPERATOR)
+    @requires(OPERATOR, scopes=WITH_SUPPORT)
     @blp.response(204)
     @blp.doc(
         operationId="revokeGameSession",
@@ -97,5 +184,6 @@ class GameSession(MethodView):
         **problem_codes("session_not_found"),
     )
     def delete(self, session_id: str) -> None:
-        """Revoke the session: its token is refused from now on (again: no change)."""
+        """Revoke the session: its token (or unused launch code) is refused from now on
+        (again: no change)."""
         write(lambda uow: service.revoke_session(uow, session_id, clock.now()))

@@ -11,7 +11,14 @@ from flask.views import MethodView
 from flask.wrappers import Response
 from marshmallow import RAISE
 
-from casino.api.auth import OPERATOR, PLAYER, current_principal, requires, scope_player_id
+from casino.api.auth import (
+    OPERATOR,
+    PLAYER,
+    WITH_AUDITOR,
+    current_principal,
+    requires,
+    scope_player_id,
+)
 from casino.api.database import database
 from casino.api.json_body import ApiBlueprint
 from casino.api.openapi import error_responses
@@ -25,7 +32,7 @@ from casino.api.schemas_ledger import (
     LedgerTransactionsQuerySchema,
     PublicKeySchema,
 )
-from casino.ledger.checkpoints import Checkpoint, SigningKey
+from casino.ledger.checkpoints import Checkpoint, VerifyingKey
 from casino.service import export as export_service
 from casino.service import sealing
 from casino.service.errors import Conflict, NotFound
@@ -47,7 +54,7 @@ def _checkpoint(checkpoint: Checkpoint) -> dict[str, Any]:
 
 @blp.route("/checkpoints")
 class Checkpoints(MethodView):
-    @requires(OPERATOR)
+    @requires(OPERATOR, scopes=WITH_AUDITOR)
     @blp.arguments(CheckpointQuerySchema(), location="query", unknown=RAISE)
     @blp.response(200, CheckpointSchema(many=True))
     @blp.doc(operationId="listCheckpoints", responses=error_responses(422))
@@ -59,7 +66,7 @@ class Checkpoints(MethodView):
 
 @blp.route("/checkpoints/<int:seq>")
 class CheckpointBySeq(MethodView):
-    @requires(OPERATOR)
+    @requires(OPERATOR, scopes=WITH_AUDITOR)
     @blp.response(200, CheckpointSchema)
     @blp.doc(operationId="getCheckpoint", responses=error_responses(404))
     def get(self, seq: int) -> dict[str, Any]:
@@ -75,20 +82,20 @@ class PublicKey(MethodView):
         """The public key checkpoints are signed with (no authentication: anyone may check a
         checkpoint's signature), and the earlier keys still trusted."""
         config = current_app.config
-        key = SigningKey.parse(config["SIGNING_KEY"]).verifying
-        trusted = sealing.trusted_keys(config["SIGNING_KEY"], config["TRUSTED_SIGNING_KEYS"])
+        key = VerifyingKey.parse(config["SIGNING_PUBLIC_KEY"])
+        trusted = sealing.trusted_keys(key.hex, config["TRUSTED_SIGNING_KEYS"])
         return {
             "algorithm": "Ed25519",
             "key_id": key.key_id,
             "public_key": key.hex,
             "pem": key.pem(),
-            "trusted": [{"key_id": k.key_id, "public_key": k.hex} for k in trusted],
+            "trusted": [entry.to_dict() for entry in trusted],
         }
 
 
 @blp.route("/transactions/<int:tx_id>/proof")
 class Proof(MethodView):
-    @requires(OPERATOR, PLAYER)
+    @requires(OPERATOR, PLAYER, scopes=WITH_AUDITOR)
     @blp.response(200, InclusionProofSchema)
     @blp.doc(operationId="getTransactionProof", responses=error_responses(404, 409))
     def get(self, tx_id: int) -> dict[str, Any]:
@@ -121,7 +128,7 @@ class Proof(MethodView):
 
 @blp.route("/transactions")
 class LedgerTransactions(MethodView):
-    @requires(OPERATOR)
+    @requires(OPERATOR, scopes=WITH_AUDITOR)
     @blp.arguments(LedgerTransactionsQuerySchema(), location="query", unknown=RAISE)
     @blp.response(200, LedgerTransactionPageSchema)
     @blp.doc(operationId="listLedgerTransactions", responses=error_responses(422))
@@ -147,7 +154,7 @@ class LedgerTransactions(MethodView):
 
 @blp.route("/export")
 class Export(MethodView):
-    @requires(OPERATOR)
+    @requires(OPERATOR, scopes=WITH_AUDITOR)
     @blp.arguments(ExportQuerySchema(), location="query", unknown=RAISE)
     @blp.response(
         200,
@@ -166,7 +173,7 @@ class Export(MethodView):
         trailer, which the verifier reports."""
         since, until = check_range(query.get("since"), query.get("until"))
         config = current_app.config
-        keys = sealing.trusted_keys(config["SIGNING_KEY"], config["TRUSTED_SIGNING_KEYS"])
+        keys = sealing.trusted_keys(config["SIGNING_PUBLIC_KEY"], config["TRUSTED_SIGNING_KEYS"])
         source = database()
         operator = current_principal().operator_id
 

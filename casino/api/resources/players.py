@@ -10,18 +10,18 @@ from flask.wrappers import Response
 from marshmallow import RAISE
 
 from casino.api import idempotency
-from casino.api.auth import OPERATOR, PLAYER, ensure_visible_player, requires
+from casino.api.auth import OPERATOR, PLAYER, WITH_SUPPORT, ensure_visible_player, requires
 from casino.api.json_body import ApiBlueprint
 from casino.api.openapi import error_responses, problem_codes
 from casino.api.resources._uow import read, write
 from casino.api.schemas import (
-    NoFieldsSchema,
     PlayerCreatedSchema,
     PlayerCreateSchema,
     PlayerSchema,
     PlayerTokenSchema,
 )
 from casino.api.schemas_protection import PlayerListSchema, PlayerQuerySchema
+from casino.api.schemas_sessions import ReissueTokenSchema
 from casino.service import players as player_service
 from casino.service.views import PlayerView
 
@@ -66,7 +66,7 @@ class Players(MethodView):
             )
         return write(create)
 
-    @requires(OPERATOR)
+    @requires(OPERATOR, scopes=WITH_SUPPORT)
     @blp.arguments(PlayerQuerySchema(), location="query", unknown=RAISE)
     @blp.response(200, PlayerListSchema)
     @blp.doc(operationId="findPlayers", responses=error_responses(422))
@@ -77,7 +77,7 @@ class Players(MethodView):
 
 @blp.route("/<uuid_str:player_id>")
 class Player(MethodView):
-    @requires(OPERATOR, PLAYER)
+    @requires(OPERATOR, PLAYER, scopes=WITH_SUPPORT)
     @blp.response(200, PlayerSchema)
     @blp.doc(operationId="getPlayer", responses=error_responses(404))
     def get(self, player_id: str) -> PlayerView:
@@ -89,18 +89,23 @@ class Player(MethodView):
 @blp.route("/<uuid_str:player_id>/token")
 class PlayerToken(MethodView):
     @requires(OPERATOR)
-    @blp.arguments(NoFieldsSchema(), required=False)
+    @blp.arguments(ReissueTokenSchema(), required=False)
     @blp.response(201, PlayerTokenSchema)
     @blp.doc(operationId="reissuePlayerToken", responses=error_responses(404, 422))
-    def post(self, _: dict[str, Any], player_id: str) -> dict[str, str]:
+    def post(self, data: dict[str, Any], player_id: str) -> dict[str, Any]:
         """Issue the player a new bearer token; the old one stops working at once.
 
-        For a token lost or leaked. The new token is in this response only. Not idempotent by
-        key (a replay would have to store the token): a retry issues yet another token, and
-        only the last one issued works.
+        For a token lost or leaked. With ``revoke_sessions: true`` every live game session
+        of the player ends too (``sessions_revoked`` says how many); by default they are
+        left alone. The new token is in this response only. Not idempotent by key (a replay
+        would have to store the token): a retry issues yet another token, and only the last
+        one issued works.
         """
-        token = write(lambda uow: player_service.reissue_player_token(uow, player_id))
-        return {"id": player_id, "token": token}
+        revoke = bool((data or {}).get("revoke_sessions"))
+        token, revoked = write(
+            lambda uow: player_service.reissue_player_token(uow, player_id, revoke_sessions=revoke)
+        )
+        return {"id": player_id, "token": token, "sessions_revoked": revoked}
 
 
 _CREATED_BODY = PlayerCreatedSchema()

@@ -7,7 +7,14 @@ from typing import Any
 from flask.views import MethodView
 from marshmallow import RAISE
 
-from casino.api.auth import OPERATOR, PLAYER, current_principal, ensure_visible_player, requires
+from casino.api.auth import (
+    OPERATOR,
+    PLAYER,
+    WITH_SUPPORT,
+    current_principal,
+    ensure_visible_player,
+    requires,
+)
 from casino.api.json_body import ApiBlueprint
 from casino.api.openapi import error_responses, problem_codes
 from casino.api.resources._uow import read, write
@@ -43,7 +50,7 @@ def _actor() -> Actor:
 
 @blp.route("/<uuid_str:player_id>/limits")
 class Limits(MethodView):
-    @requires(OPERATOR, PLAYER)
+    @requires(OPERATOR, PLAYER, scopes=WITH_SUPPORT)
     @blp.response(200, LimitsSchema)
     @blp.doc(operationId="getLimits", responses=error_responses(404))
     def get(self, player_id: str) -> limits.LimitsView:
@@ -52,7 +59,7 @@ class Limits(MethodView):
         ensure_visible_player(player_id)
         return read(lambda uow: limits.get_limits(uow, player_id))
 
-    @requires(OPERATOR, PLAYER)
+    @requires(OPERATOR, PLAYER, scopes=WITH_SUPPORT)
     @blp.arguments(LimitsInputSchema())
     @blp.response(200, LimitsUpdateSchema)
     @blp.doc(
@@ -85,7 +92,7 @@ class Limits(MethodView):
 
 @blp.route("/<uuid_str:player_id>/limits/history")
 class LimitHistory(MethodView):
-    @requires(OPERATOR, PLAYER)
+    @requires(OPERATOR, PLAYER, scopes=WITH_SUPPORT)
     @blp.arguments(PageQuerySchema(), location="query", unknown=RAISE)
     @blp.response(200, LimitChangePageSchema)
     @blp.doc(operationId="listLimitChanges", responses=error_responses(404, 422))
@@ -101,7 +108,7 @@ class LimitHistory(MethodView):
 
 @blp.route("/<uuid_str:player_id>/protection")
 class Protection(MethodView):
-    @requires(OPERATOR, PLAYER)
+    @requires(OPERATOR, PLAYER, scopes=WITH_SUPPORT)
     @blp.response(200, ProtectionSchema)
     @blp.doc(operationId="getProtection", responses=error_responses(404))
     def get(self, player_id: str) -> accounts.ProtectionView:
@@ -112,7 +119,7 @@ class Protection(MethodView):
 
 @blp.route("/<uuid_str:player_id>/protection/history")
 class ProtectionHistory(MethodView):
-    @requires(OPERATOR, PLAYER)
+    @requires(OPERATOR, PLAYER, scopes=WITH_SUPPORT)
     @blp.arguments(PageQuerySchema(), location="query", unknown=RAISE)
     @blp.response(200, AccountEventPageSchema)
     @blp.doc(operationId="listAccountEvents", responses=error_responses(404, 422))
@@ -128,7 +135,7 @@ class ProtectionHistory(MethodView):
 
 @blp.route("/<uuid_str:player_id>/exclusions")
 class Exclusions(MethodView):
-    @requires(OPERATOR, PLAYER)
+    @requires(OPERATOR, PLAYER, scopes=WITH_SUPPORT)
     @blp.arguments(ExclusionInputSchema())
     @blp.response(201, ProtectionSchema)
     @blp.doc(
@@ -166,7 +173,7 @@ def _status_change(action: str, player_id: str, reason: str) -> accounts.Protect
 
 @blp.route("/<uuid_str:player_id>/suspend")
 class Suspend(MethodView):
-    @requires(OPERATOR)
+    @requires(OPERATOR, scopes=WITH_SUPPORT)
     @blp.arguments(ReasonSchema())
     @blp.response(200, ProtectionSchema)
     @blp.doc(operationId="suspendPlayer", responses=error_responses(404, 409, 422))
@@ -177,7 +184,7 @@ class Suspend(MethodView):
 
 @blp.route("/<uuid_str:player_id>/reactivate")
 class Reactivate(MethodView):
-    @requires(OPERATOR)
+    @requires(OPERATOR, scopes=WITH_SUPPORT)
     @blp.arguments(ReasonSchema())
     @blp.response(200, ProtectionSchema)
     @blp.doc(operationId="reactivatePlayer", responses=error_responses(404, 409, 422))
@@ -188,7 +195,7 @@ class Reactivate(MethodView):
 
 @blp.route("/<uuid_str:player_id>/close")
 class Close(MethodView):
-    @requires(OPERATOR)
+    @requires(OPERATOR, scopes=WITH_SUPPORT)
     @blp.arguments(ReasonSchema())
     @blp.response(200, ProtectionSchema)
     @blp.doc(operationId="closePlayer", responses=error_responses(404, 409, 422))
@@ -213,7 +220,7 @@ class RealityCheck(MethodView):
 
 @blp.route("/<uuid_str:player_id>/statement")
 class Statement(MethodView):
-    @requires(OPERATOR, PLAYER)
+    @requires(OPERATOR, PLAYER, scopes=WITH_SUPPORT)
     @blp.arguments(StatementQuerySchema(), location="query", unknown=RAISE)
     @blp.response(200, StatementSchema)
     @blp.doc(operationId="getStatement", responses=error_responses(404, 422))

@@ -7,7 +7,7 @@ from typing import Any
 from flask.views import MethodView
 from marshmallow import RAISE
 
-from casino.api.auth import OPERATOR, requires
+from casino.api.auth import OPERATOR, WITH_AUDITOR, requires
 from casino.api.json_body import ApiBlueprint
 from casino.api.openapi import error_responses
 from casino.api.resources._uow import read
@@ -21,7 +21,7 @@ blp = ApiBlueprint(
 
 @blp.route("/tables")
 class TableReports(MethodView):
-    @requires(OPERATOR)
+    @requires(OPERATOR, scopes=WITH_AUDITOR)
     @blp.arguments(TableReportQuerySchema(), location="query", unknown=RAISE)
     @blp.response(200, TablesReportSchema)
     @blp.doc(operationId="getTableReport", responses=error_responses(422))

@@ -10,6 +10,7 @@ from marshmallow import RAISE
 
 from casino.api import idempotency, metrics
 from casino.api.auth import (
+    EVERY_SCOPE,
     OPERATOR,
     PLAYER,
     acting_player_id,
@@ -34,6 +35,7 @@ from casino.api.schemas import (
     RoundsQuerySchema,
     round_body,
 )
+from casino.service import game_sessions
 from casino.service import rounds as round_service
 from casino.service.views import Page, RoundView
 
@@ -65,6 +67,7 @@ class Rounds(MethodView):
             "limit_exceeded",
             *ACCOUNT_BLOCKED_CODES,
             "session_time_limit",
+            "session_table_mismatch",
         ),
     )
     def post(self, data: dict[str, Any]) -> Response:
@@ -73,9 +76,12 @@ class Rounds(MethodView):
         A tie leaves the round awaiting a decision; anything else settles it at once.
         409 insufficient_funds; 409 round_in_progress (with round_id) while another round
         awaits a decision; 409 client_seed_fixed for a client_seed the pair no longer takes;
-        422 invalid_bet codes for stakes the table does not take.
+        422 invalid_bet codes for stakes the table does not take. With a game session's
+        token, only at the table the session was launched for (403 session_table_mismatch;
+        a session launched for no table bets anywhere).
         """
         player_id = acting_player_id()
+        game_sessions.check_table(current_principal().session_table_id, data["table_id"])
         return idempotency.respond(
             201,
             metrics.noting(metrics.BET, round_body),
@@ -89,7 +95,7 @@ class Rounds(MethodView):
             ),
         )
 
-    @requires(OPERATOR, PLAYER)
+    @requires(OPERATOR, PLAYER, scopes=EVERY_SCOPE)
     @blp.arguments(RoundsQuerySchema(), location="query", unknown=RAISE)
     @blp.response(200, RoundPageSchema)
     @blp.doc(operationId="listRounds", responses=error_responses(404, 422))
@@ -119,7 +125,7 @@ class Rounds(MethodView):
 
 @blp.route("/<uuid_str:round_id>")
 class Round(MethodView):
-    @requires(OPERATOR, PLAYER)
+    @requires(OPERATOR, PLAYER, scopes=EVERY_SCOPE)
     @blp.response(200, RoundSchema)
     @blp.doc(operationId="getRound", responses=error_responses(404))
     def get(self, round_id: str) -> RoundView:
@@ -148,13 +154,15 @@ class RoundDecision(MethodView):
             "surrender_not_allowed",
             "insufficient_funds",
             "limit_exceeded",
+            *ACCOUNT_BLOCKED_CODES,
         ),
     )
     def post(self, data: dict[str, Any], round_id: str) -> Response:
         """Surrender (half the ante back) or go to war (raise = ante) on a tied round.
 
         409 round_not_awaiting_decision; 409 insufficient_funds for the raise (the round
-        stays open).
+        stays open). Going to war is a new wager: a suspended, closed, self-excluded or
+        cooling-off account is refused it (403, the round stays open) and may surrender.
         """
         principal = current_principal()
         return idempotency.respond(

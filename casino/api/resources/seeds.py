@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from flask import g
 from flask.views import MethodView
+from flask.wrappers import Response
 
+from casino.api import idempotency
 from casino.api.auth import OPERATOR, PLAYER, acting_player_id, ensure_visible_player, requires
 from casino.api.json_body import ApiBlueprint
 from casino.api.openapi import error_responses, problem_codes
@@ -49,9 +52,13 @@ class ClientSeed(MethodView):
         return write(lambda uow: seed_service.set_client_seed(uow, own, data["client_seed"]))
 
 
+_ROTATION = RotationSchema()
+
+
 @blp.route("/<uuid_str:player_id>/seeds/rotate")
 class Rotate(MethodView):
     @requires(PLAYER)
+    @idempotency.optional
     @blp.arguments(RotateSchema(), required=False)
     @blp.response(200, RotationSchema)
     @blp.doc(
@@ -62,15 +69,25 @@ class Rotate(MethodView):
             "player_not_found",
             "round_in_progress",
             "seed_rotation_in_progress",
+            "idempotency_key_invalid",
+            "idempotency_key_reused",
+            "request_in_progress",
         ),
     )
-    def post(self, data: dict[str, Any], player_id: str) -> RotationView:
+    def post(self, data: dict[str, Any], player_id: str) -> Response | RotationView:
         """Reveal the active server seed, make the committed next one active, commit a new next.
 
         The new pair's server seed is the one whose hash was shown as next_server_seed_hash
         before this request; client_seed (optional) is the new pair's client seed.
-        409 round_in_progress while a round awaits a decision.
+        409 round_in_progress while a round awaits a decision. With an ``Idempotency-Key``
+        a retry (after a lost answer) answers the first rotation again
+        (``Idempotent-Replayed: true``) and never rotates twice; without one, every request
+        rotates.
         """
         own = _own(player_id)
         client_seed = (data or {}).get("client_seed")
+        if g.idempotency_key is not None:
+            return idempotency.respond(
+                200, _ROTATION.dump, lambda uow: seed_service.rotate_seed(uow, own, client_seed)
+            )
         return write(lambda uow: seed_service.rotate_seed(uow, own, client_seed))

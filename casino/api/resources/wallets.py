@@ -9,7 +9,7 @@ from flask.wrappers import Response
 from marshmallow import RAISE
 
 from casino.api import idempotency
-from casino.api.auth import OPERATOR, PLAYER, ensure_visible_player, requires
+from casino.api.auth import OPERATOR, PLAYER, WITH_AUDITOR, ensure_visible_player, requires
 from casino.api.json_body import ApiBlueprint
 from casino.api.openapi import (
     ACCOUNT_BLOCKED_CODES,
@@ -97,7 +97,7 @@ class Withdrawals(MethodView):
 
 @blp.route("/<uuid_str:player_id>/wallets")
 class Wallets(MethodView):
-    @requires(OPERATOR, PLAYER)
+    @requires(OPERATOR, PLAYER, scopes=WITH_AUDITOR)
     @blp.response(200, WalletSchema(many=True))
     @blp.doc(operationId="listWallets", responses=error_responses(404))
     def get(self, player_id: str) -> list[WalletView]:
@@ -108,7 +108,7 @@ class Wallets(MethodView):
 
 @blp.route("/<uuid_str:player_id>/transactions")
 class Transactions(MethodView):
-    @requires(OPERATOR, PLAYER)
+    @requires(OPERATOR, PLAYER, scopes=WITH_AUDITOR)
     @blp.arguments(PageQuerySchema(), location="query", unknown=RAISE)
     @blp.response(200, TransactionPageSchema)
     @blp.doc(operationId="listTransactions", responses=error_responses(404, 422))

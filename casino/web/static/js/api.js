@@ -4,8 +4,11 @@
 // every retry of it. A request whose fate is unknown (the connection broke) stays pending:
 // sending the same request again reuses its key, so it can never be charged twice.
 // 429 and 503 mean "not done, come back later": the client waits for Retry-After and retries.
+// Every request says the player's language (Accept-Language), so what the server words (a
+// problem's detail, a reality check's message) is in it.
 
 import { sleep } from "./dom.js";
+import { language, N_, t } from "./i18n.js";
 
 export class ApiError extends Error {
   constructor(status, problem) {
@@ -56,7 +59,8 @@ export function retryAfterSeconds(response) {
 }
 
 export class Client {
-  // onWait(message, seconds) tells the page why it waits; called with null when it stops.
+  // onWait(why, seconds) tells the page why it waits: {key, values} of a message with a
+  // {seconds} placeholder the page counts down; called with null when it stops.
   constructor({ base = "", token = null, onWait = () => {} } = {}) {
     this.base = base.replace(/\/$/, "");
     this.token = token;
@@ -97,7 +101,10 @@ export class Client {
   }
 
   async request(method, path, { body, key } = {}) {
-    const headers = { Accept: "application/json, application/problem+json" };
+    const headers = {
+      Accept: "application/json, application/problem+json",
+      "Accept-Language": language(),
+    };
     if (this.token) headers.Authorization = `Bearer ${this.token}`;
     if (body !== undefined) headers["Content-Type"] = "application/json";
     if (key) headers["Idempotency-Key"] = key;
@@ -117,7 +124,10 @@ export class Client {
         lastError = new NetworkError(error);
         if (!retrySafe || attempt === MAX_ATTEMPTS) break;
         const seconds = Math.min(8, 0.5 * 2 ** (attempt - 1));
-        this.onWait(`Connection lost — retrying (${attempt}/${MAX_ATTEMPTS - 1})…`, seconds);
+        this.onWait(
+          { key: N_("api.wait.connection"), values: { attempt, attempts: MAX_ATTEMPTS - 1 } },
+          seconds,
+        );
         await sleep(seconds * 1000);
         continue;
       }
@@ -136,13 +146,13 @@ export class Client {
         throw error;
       }
       const seconds = RETRYABLE_STATUS.has(response.status) ? retryAfterSeconds(response) : 1;
-      const why =
+      const key =
         response.status === 429
-          ? "Too many requests"
+          ? N_("api.wait.rate_limited")
           : response.status === 503
-            ? "The service is busy"
-            : "Still processing";
-      this.onWait(`${why} — retrying in ${Math.ceil(seconds)} s…`, seconds);
+            ? N_("api.wait.busy")
+            : N_("api.wait.processing");
+      this.onWait({ key, values: {} }, seconds);
       await sleep(seconds * 1000);
       lastError = error;
     }
@@ -159,7 +169,7 @@ async function readBody(response) {
     try {
       return JSON.parse(text);
     } catch {
-      return { title: "Unreadable response", detail: text.slice(0, 200) };
+      return { title: t("api.unreadable"), detail: text.slice(0, 200) };
     }
   }
   return text ? { title: `HTTP ${response.status}`, detail: text.slice(0, 200) } : null;

@@ -39,10 +39,3 @@ export function show(el, visible) {
 }
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-export function timeText(iso, { seconds = true } = {}) {
-  const when = new Date(iso);
-  const parts = { hour: "2-digit", minute: "2-digit" };
-  if (seconds) parts.second = "2-digit";
-  return when.toLocaleTimeString([], parts);
-}

@@ -1,6 +1,7 @@
 // A histogram of game lengths as inline SVG: bars, axes with round ticks, median and mean.
 
 import { h } from "./dom.js";
+import { number, t, tn } from "./i18n.js";
 
 const W = 860;
 const H = 300;
@@ -21,7 +22,7 @@ function ticks(max, count) {
 }
 
 // bins: [{low, high, games}] (one width, contiguous); stats: {median, mean}
-export function histogram(bins, { median, mean, title = "Games by length" } = {}) {
+export function histogram(bins, { median, mean, title } = {}) {
   const plotW = W - M.left - M.right;
   const plotH = H - M.top - M.bottom;
   const low = bins[0].low;
@@ -44,9 +45,16 @@ export function histogram(bins, { median, mean, title = "Games by length" } = {}
     h(
       "svg:desc",
       { id: "chart-desc" },
-      `${total} games from ${bins[0].low} to ${bins[bins.length - 1].high} battles; ` +
-        `most often ${mode.low}–${mode.high} battles (${mode.games} games); ` +
-        `median ${median}, mean ${mean}.`,
+      t("chart.description", {
+        games: tn("chart.games", total),
+        low: number(bins[0].low),
+        high: number(bins[bins.length - 1].high),
+        from: number(mode.low),
+        to: number(mode.high),
+        mode: tn("chart.games", mode.games),
+        median: number(median),
+        mean: number(mean),
+      }),
     ),
     h(
       "svg:defs",
@@ -62,7 +70,7 @@ export function histogram(bins, { median, mean, title = "Games by length" } = {}
   for (const value of yTicks) {
     svg.append(
       h("svg:line", { class: "grid", x1: M.left, x2: W - M.right, y1: y(value), y2: y(value) }),
-      h("svg:text", { x: M.left - 8, y: y(value) + 4, "text-anchor": "end" }, String(value)),
+      h("svg:text", { x: M.left - 8, y: y(value) + 4, "text-anchor": "end" }, number(value)),
     );
   }
   const barW = plotW / bins.length;
@@ -76,28 +84,28 @@ export function histogram(bins, { median, mean, title = "Games by length" } = {}
       height: (M.top + plotH - y(bin.games)).toFixed(2),
       rx: Math.min(3, barW / 4).toFixed(2),
     });
-    const range = bin.low === bin.high ? `${bin.low}` : `${bin.low}–${bin.high}`;
-    bar.append(h("svg:title", {}, `${range} battles: ${bin.games} games`));
+    const range = bin.low === bin.high ? number(bin.low) : `${number(bin.low)}–${number(bin.high)}`;
+    bar.append(h("svg:title", {}, t("chart.bar", { range, games: tn("chart.games", bin.games) })));
     svg.append(bar);
   }
   const xStep = Math.max(1, niceStep((high - low) / 6));
   for (let value = Math.ceil(low / xStep) * xStep; value <= high; value += xStep) {
     svg.append(
       h("svg:line", { class: "axis", x1: x(value), x2: x(value), y1: M.top + plotH, y2: M.top + plotH + 5 }),
-      h("svg:text", { x: x(value), y: M.top + plotH + 18, "text-anchor": "middle" }, String(value)),
+      h("svg:text", { x: x(value), y: M.top + plotH + 18, "text-anchor": "middle" }, number(value)),
     );
   }
   svg.append(
     h("svg:line", { class: "axis", x1: M.left, x2: W - M.right, y1: M.top + plotH, y2: M.top + plotH }),
-    h("svg:text", { x: M.left + plotW / 2, y: H - 6, "text-anchor": "middle" }, "battles per game"),
-    h("svg:text", { x: M.left - 8, y: M.top - 26, "text-anchor": "end" }, "games"),
+    h("svg:text", { x: M.left + plotW / 2, y: H - 6, "text-anchor": "middle" }, t("chart.x_axis")),
+    h("svg:text", { x: M.left - 8, y: M.top - 26, "text-anchor": "end" }, t("chart.y_axis")),
   );
   const markers = [
-    ["median", median],
-    ["mean", mean],
+    ["median", median, t("chart.median", { value: number(median, { maximumFractionDigits: 1 }) })],
+    ["mean", mean, t("chart.mean", { value: number(mean, { maximumFractionDigits: 1 }) })],
   ];
   // Labels go on opposite sides of their lines, so close values do not overlap.
-  for (const [name, value] of markers) {
+  for (const [name, value, label] of markers) {
     if (typeof value !== "number" || value < low || value > high) continue;
     const left = name === "median" ? median <= mean : mean < median;
     svg.append(
@@ -110,7 +118,7 @@ export function histogram(bins, { median, mean, title = "Games by length" } = {}
           y: M.top - 22,
           "text-anchor": left ? "end" : "start",
         },
-        `${name} ${Number.isInteger(value) ? value : value.toFixed(1)}`,
+        label,
       ),
     );
   }

@@ -1,19 +1,23 @@
-// Money is integer minor units everywhere; only what is shown is converted.
+// Money is integer minor units everywhere; only what is shown is converted, in the player's
+// language's way ("1.234,50 €" in Greek, "€ 1.234,50" in Dutch) and the table's currency.
+
+import { locale } from "./i18n.js";
 
 const cache = new Map();
 
 function formatterFor(currency) {
-  if (!cache.has(currency)) {
+  const id = `${locale()} ${currency}`;
+  if (!cache.has(id)) {
     let format;
     try {
-      format = new Intl.NumberFormat(undefined, { style: "currency", currency });
+      format = new Intl.NumberFormat(locale(), { style: "currency", currency });
     } catch {
-      format = new Intl.NumberFormat(undefined, { minimumFractionDigits: 2 });
+      format = new Intl.NumberFormat(locale(), { minimumFractionDigits: 2 });
     }
     const digits = format.resolvedOptions().maximumFractionDigits ?? 2;
-    cache.set(currency, { format, scale: 10 ** digits });
+    cache.set(id, { format, scale: 10 ** digits });
   }
-  return cache.get(currency);
+  return cache.get(id);
 }
 
 export function money(minor, currency) {
