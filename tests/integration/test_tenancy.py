@@ -99,10 +99,14 @@ NEEDS_AN_OPERATOR: dict[str, Call] = {
         session_id=ID,
         player_id=ID,
         table_id=None,
-        token_hash="h",
+        launch_code_hash="h",
+        launch_code_expires_at=NOW,
+        language=None,
         created_at=NOW,
         expires_at=NOW,
     ),
+    "game_sessions.live_of_player": lambda u: u.game_sessions.live_of_player(ID, NOW),
+    "game_sessions.revoke_player": lambda u: u.game_sessions.revoke_player(ID, NOW),
     "game_sessions.revoke": lambda u: u.game_sessions.revoke(ID, NOW),
     "reports.open_rounds_by_currency": lambda u: u.reports.open_rounds_by_currency(),
     "reports.open_rounds_by_table": lambda u: u.reports.open_rounds_by_table(),
@@ -165,6 +169,7 @@ NO_OPERATOR = {
     "players.owner_of_token",
     "operator_tokens.id_by_hash",
     "game_sessions.find_by_token_hash",
+    "game_sessions.exchange",  # a launch code is a credential too
     "idempotency.player_and_key",
     # A caller (a token's subject) belongs to one operator already.
     "idempotency.add",
