@@ -199,7 +199,7 @@ def test_the_cli_creates_an_operator_and_prints_its_token(
     listed = CliRunner().invoke(cli, ["operators", "list", "--database-url", database_url])
     assert listed.output.splitlines()[0].startswith("acme\tseamless\tEUR\tactive")
     tokens = CliRunner().invoke(cli, ["list-operator-tokens", "--database-url", database_url])
-    assert any(line.endswith("\tacme") for line in tokens.output.splitlines())
+    assert any(line.endswith("\tacme\tadmin") for line in tokens.output.splitlines())
     platform = CliRunner().invoke(
         cli, ["create-operator-token", "--platform", "--database-url", database_url]
     )
