@@ -245,6 +245,8 @@ class LedgerTransaction(Base):
     __table_args__ = (
         Index("uq_ledger_transactions_wallet_seq", "wallet_id", "wallet_seq", unique=True),
         Index("ix_ledger_transactions_player_id_id", "player_id", "id"),
+        # The sealer and the export read one operator's transactions in commit order.
+        Index("ix_ledger_transactions_operator_id_commit_seq", "operator_id", "commit_seq"),
         CheckConstraint("wallet_seq >= 1", name="wallet_seq_positive"),
     )
 
@@ -262,7 +264,7 @@ class LedgerTransaction(Base):
     wallet_seq: Mapped[int] = mapped_column(BigInteger)
     prev_hash: Mapped[str] = mapped_column(String(64))
     hash: Mapped[str] = mapped_column(String(64))
-    commit_seq: Mapped[int] = mapped_column(BigInteger, index=True)
+    commit_seq: Mapped[int] = mapped_column(BigInteger)
 
 
 class Posting(Base):
@@ -286,17 +288,26 @@ class LedgerCheckpoint(Base):
     It covers every transaction with ``commit_from <= commit_seq < commit_to``; ``root`` is
     the Merkle root of their (id, hash) leaves, ``hash`` links it to the previous checkpoint,
     ``signature`` is the Ed25519 signature of ``hash`` by the key ``key_id``.
+
+    Each operator's checkpoints are a chain of their own (``seq`` from 1 per operator),
+    sealing that operator's transactions only, so that its export verifies without any
+    other operator's rows.
     """
 
     __tablename__ = "ledger_checkpoints"
     __table_args__ = (
         CheckConstraint("seq >= 1", name="seq_positive"),
         CheckConstraint("commit_to > commit_from", name="range_not_empty"),
+        UniqueConstraint("operator_id", "commit_to"),
     )
 
+    # No foreign key: see the module's docstring.
+    operator_id: Mapped[str] = mapped_column(
+        String(64), primary_key=True, server_default=_DEFAULT_OPERATOR
+    )
     seq: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
     commit_from: Mapped[int] = mapped_column(BigInteger)
-    commit_to: Mapped[int] = mapped_column(BigInteger, unique=True)
+    commit_to: Mapped[int] = mapped_column(BigInteger)
     tx_count: Mapped[int] = mapped_column(BigInteger)
     total_count: Mapped[int] = mapped_column(BigInteger)
     root: Mapped[str] = mapped_column(String(64))

@@ -15,7 +15,7 @@ filter by it. Platform-level commands read across operators (``all_operators``).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator
 from datetime import datetime
 from types import TracebackType
 
@@ -191,9 +191,13 @@ class UnitOfWork:
         session.commit()
         self._begin(session)
 
-    def read_books(self, *, rounds_since: datetime | None = None) -> Books:
-        """The whole ledger, for the audit, in one consistent snapshot."""
-        return books.read_books(self.session, rounds_since=rounds_since)
+    def read_books(self, *, rounds_since: datetime | None = None) -> Iterator[tuple[str, Books]]:
+        """For the audit, in one consistent snapshot: (operator, its whole ledger) of the
+        operator this unit of work acts for, or of every operator in all-operators mode."""
+        books.begin_snapshot(self.session)
+        scope = self.tenancy.scope()
+        for operator in [scope] if scope is not None else books.operator_ids(self.session):
+            yield operator, books.read_books(self.session, operator, rounds_since=rounds_since)
 
     def on_conflict(self, constraint: str, make_error: Callable[[], Exception]) -> None:
         """Should the commit be refused by ``constraint``, raise ``make_error()`` instead

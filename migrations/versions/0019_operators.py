@@ -18,6 +18,10 @@ Revises: 0018
   operator's own).
 - ``game_sessions.operator_session``: the operator's own session token given at launch
   (``POST /api/v1/sessions``), which a seamless wallet's calls carry back.
+- ``ledger_checkpoints``: one chain per operator (key (operator_id, seq), ``commit_to``
+  unique per operator); the checkpoints there are are ``default``'s chain, unchanged.
+  ``ix_ledger_transactions_commit_seq`` becomes ``(operator_id, commit_seq)``: the sealer
+  and the export read one operator's transactions in commit order.
 - ``ix_rounds_created_at`` becomes ``ix_rounds_operator_id_created_at`` (an operator's rounds
   by time; the same number of indexes on the bet's path).
 - PostgreSQL: ``casino_commit`` writes each ledger transaction's operator.
@@ -116,6 +120,34 @@ def _tokens_table() -> Iterator[Any]:
         )
 
 
+@contextmanager
+def _checkpoints_unlocked() -> Iterator[None]:
+    """SQLite rebuilds ``ledger_checkpoints`` to change its key, which drops 0017's triggers
+    with the old table: they are made again on the new one. (PostgreSQL alters it in place;
+    its triggers refuse no ALTER.)"""
+    append_only = _sibling('0017_append_only_checkpoints.py')
+    if _sqlite():
+        for statement in append_only.SQLITE_DOWN:
+            op.execute(statement)
+    yield
+    if _sqlite():
+        for statement in append_only.SQLITE_UP:
+            op.execute(statement)
+
+
+def _checkpoints_per_operator() -> None:
+    """One chain of checkpoints per operator: ``default``'s are the ones there are."""
+    with _checkpoints_unlocked():
+        _add_operator('ledger_checkpoints')
+        with op.batch_alter_table('ledger_checkpoints') as batch:
+            batch.drop_constraint('pk_ledger_checkpoints', type_='primary')
+            batch.create_primary_key('pk_ledger_checkpoints', ['operator_id', 'seq'])
+            batch.drop_constraint('uq_ledger_checkpoints_commit_to', type_='unique')
+            batch.create_unique_constraint(
+                op.f('uq_ledger_checkpoints_operator_id'), ['operator_id', 'commit_to']
+            )
+
+
 def upgrade() -> None:
     operators = op.create_table('operators',
     sa.Column('id', sa.String(length=64), nullable=False),
@@ -207,6 +239,14 @@ def upgrade() -> None:
     # No foreign keys from these (a bet's rows): see casino.store.models.
     _add_operator('accounts')
     _add_operator('ledger_transactions')
+    with op.batch_alter_table('ledger_transactions') as batch:
+        batch.drop_index('ix_ledger_transactions_commit_seq')
+        batch.create_index(
+            'ix_ledger_transactions_operator_id_commit_seq',
+            ['operator_id', 'commit_seq'],
+            unique=False,
+        )
+    _checkpoints_per_operator()
     _add_operator('rounds')
     with op.batch_alter_table('rounds') as batch:
         batch.drop_index('ix_rounds_created_at')
@@ -233,7 +273,17 @@ def downgrade() -> None:
         batch.drop_index('ix_rounds_operator_id_created_at')
         batch.create_index('ix_rounds_created_at', ['created_at'], unique=False)
         batch.drop_column('operator_id')
+    with _checkpoints_unlocked():
+        with op.batch_alter_table('ledger_checkpoints') as batch:
+            batch.drop_constraint(op.f('uq_ledger_checkpoints_operator_id'), type_='unique')
+            batch.create_unique_constraint('uq_ledger_checkpoints_commit_to', ['commit_to'])
+            batch.drop_constraint('pk_ledger_checkpoints', type_='primary')
+            batch.create_primary_key('pk_ledger_checkpoints', ['seq'])
+        with op.batch_alter_table('ledger_checkpoints') as batch:
+            batch.drop_column('operator_id')
     with op.batch_alter_table('ledger_transactions') as batch:
+        batch.drop_index('ix_ledger_transactions_operator_id_commit_seq')
+        batch.create_index('ix_ledger_transactions_commit_seq', ['commit_seq'], unique=False)
         batch.drop_column('operator_id')
     with op.batch_alter_table('accounts') as batch:
         batch.drop_column('operator_id')

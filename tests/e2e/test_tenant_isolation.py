@@ -132,10 +132,13 @@ def _furnish(api: Api, extra_table: str | None) -> Tenant:
 
 
 def _seal(app: Flask) -> None:
+    """Seal each operator's chain, as ``casino seal`` does."""
     key = SigningKey.parse(app.config["SIGNING_KEY"])
-    with app.extensions[EXTENSION_KEY].unit_of_work() as uow:
-        seal_pending(uow.all_operators(), key)
-        uow.commit()
+    database = app.extensions[EXTENSION_KEY]
+    for operator in ("default", "twin"):
+        with database.unit_of_work(operator) as uow:
+            seal_pending(uow, key)
+            uow.commit()
 
 
 @dataclass
@@ -164,7 +167,9 @@ def world(api: Api, app: Flask) -> World:
     theirs = _furnish(twin, None)
     _seal(app)
     mine = _furnish(api, "mine-only")
-    _seal(app)  # mine has checkpoints that theirs does not
+    _seal(app)
+    mine.round_ids.append(api.bet(mine.player, ante=100).get_json()["id"])
+    _seal(app)  # mine has a checkpoint (its second) that theirs does not
     for tenant in (mine, theirs):
         listed = api.get("/api/v1/ledger/checkpoints?limit=100", auth=tenant.operator)
         tenant.checkpoint_hashes = [c["hash"] for c in listed.get_json()]

@@ -26,6 +26,7 @@ from casino.ledger.checkpoints import Checkpoint, SigningKey
 from casino.service import players, seeds, tables, wallets
 from casino.service.audit import run_audit
 from casino.service.demo import DEMO_TABLES
+from casino.service.operators import operator_ids
 from casino.service.sealing import seal_pending
 from casino.store.migrate import upgrade
 from casino.store.models import ServerSeed
@@ -172,9 +173,14 @@ class Svc:
             return run_audit(uow.all_operators(), [SIGNING_KEY.verifying])
 
     def seal(self) -> list[Checkpoint]:
+        """Seal every operator's chain (as ``casino seal`` does); the checkpoints made."""
         with UnitOfWork(self.factory) as uow:
-            made = seal_pending(uow.all_operators(), SIGNING_KEY)
-            uow.commit()
+            operators = operator_ids(uow)
+        made = []
+        for operator in operators:
+            with UnitOfWork(self.factory, operator=operator) as uow:
+                made += seal_pending(uow, SIGNING_KEY)
+                uow.commit()
         return made
 
     def balance(self, player_id: str, currency: str = "EUR") -> int:

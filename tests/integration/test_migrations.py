@@ -242,8 +242,8 @@ def test_0004_relinks_an_existing_ledger_that_then_passes_the_audit(fresh_url: s
         with database.unit_of_work() as uow:
             report = run_audit(uow.all_operators(), [key.verifying])
         assert report.ok, [c for c in report.checks if not c.ok]
-        with database.unit_of_work() as uow:
-            (checkpoint,) = seal_pending(uow.all_operators(), key)
+        with database.unit_of_work("default") as uow:
+            (checkpoint,) = seal_pending(uow, key)
             uow.commit()
         assert checkpoint.total_count == len(txs)
         # The lost round gave the house 1,100; the tie bet took 1,000 back; 1,000 is in play.
