@@ -191,6 +191,8 @@ _RAISED_CODES = (
     "invalid_operator_id",
     "invalid_operator",
     "invalid_wallet_settings",
+    "table_currency_mismatch",
+    "invalid_operator_session",
     # API layer
     "malformed_json",
     "idempotency_key_required",

@@ -125,8 +125,10 @@ def create_session(
     table_id: str | None = None,
     ttl_seconds: int | None = None,
     language: str | None = None,
+    operator_session: str | None = None,
 ) -> Launch:
-    """A new session for the player (at ``table_id`` if given) and its one-time launch code."""
+    """A new session for the player (at ``table_id`` if given) and its one-time launch code;
+    ``operator_session``: the operator's own session token, kept with it."""
     ttl = _check_ttl(DEFAULT_TTL_SECONDS if ttl_seconds is None else ttl_seconds)
     language = _check_language(language)
     require_player(uow, player_id)
@@ -145,6 +147,7 @@ def create_session(
         language=language,
         created_at=now,
         expires_at=expires_at,
+        operator_session=operator_session,
     )
     return Launch(_view(row), code, code_expires_at)
 

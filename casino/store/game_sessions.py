@@ -26,6 +26,8 @@ class GameSessionRow:
     revoked_at: datetime | None
     language: str | None = None
     exchanged_at: datetime | None = None
+    #: The operator's own session token given at launch (a seamless wallet gets it back).
+    operator_session: str | None = None
 
 
 def _row(found: GameSession) -> GameSessionRow:
@@ -38,6 +40,7 @@ def _row(found: GameSession) -> GameSessionRow:
         revoked_at=found.revoked_at,
         language=found.language,
         exchanged_at=found.exchanged_at,
+        operator_session=found.operator_session,
     )
 
 
@@ -59,6 +62,7 @@ class GameSessionStore(Repository):
         language: str | None,
         created_at: datetime,
         expires_at: datetime,
+        operator_session: str | None = None,
     ) -> GameSessionRow:
         """A session with its launch code and no token yet (the exchange makes it)."""
         session = self.session
@@ -74,6 +78,7 @@ class GameSessionStore(Repository):
             created_at=created_at,
             expires_at=expires_at,
             revoked_at=None,
+            operator_session=operator_session,
         )
         session.add(record)
         session.flush()

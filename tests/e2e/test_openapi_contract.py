@@ -359,6 +359,7 @@ def test_headers_statuses_and_roles_are_declared(spec: dict[str, Any]) -> None:
         "createPlayer",
         "rotateSeeds",
         "createOperator",
+        "launchGameSession",
     }
     for path, _, operation in operations(spec):
         operation_id = operation["operationId"]
@@ -575,7 +576,7 @@ def test_x_roles_is_what_the_service_enforces(
     secured = [
         (p, m, op) for p, m, op in operations(spec) if op.get("security") == [{"bearerAuth": []}]
     ]
-    assert len(secured) == 47
+    assert len(secured) == 48
     for path, method, operation in secured:
         url = path.format(**ids)
         anonymous = api.client.open(url, method=method.upper(), json={})

@@ -265,6 +265,12 @@ WITHOUT_IDS: dict[str, dict[str, Any]] = {
         "status": 404,
         "like": {"body": {"table_id": "no-such-table", "ante": 100}},
     },
+    # A launch at another operator's table answers as at no table at all.
+    "launchGameSession": {
+        "body": {"player": "same-ref", "currency": "EUR", "table_id": "mine-only"},
+        "status": 404,
+        "like": {"body": {"player": "same-ref", "currency": "EUR", "table_id": "no-such-table"}},
+    },
     "listCheckpoints": {"query": {"limit": "100"}},
     "listLedgerTransactions": {"query": {"player_id": "{player_id}"}},
     "exportLedger": {},
