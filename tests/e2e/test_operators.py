@@ -209,3 +209,27 @@ def test_the_cli_creates_an_operator_and_prints_its_token(
     assert_problem(
         api.get("/api/v1/tables", auth=bearer(platform.output.strip())), 403, "forbidden"
     )
+
+
+def test_production_refuses_a_guessable_platform_token(tmp_path: Any) -> None:
+    import secrets
+
+    import config
+
+    environ = {
+        "CASINO_ENV": "production",
+        "RATELIMIT_STORAGE_URI": "memory://",
+        "CASINO_SIGNING_KEY": "ab" * 32,
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'prod.db'}",
+        "CASINO_OPERATOR_TOKENS": secrets.token_urlsafe(32),
+    }
+    strong = secrets.token_urlsafe(32)
+    loaded = config.settings({**environ, "CASINO_PLATFORM_TOKENS": strong})
+    assert loaded["CASINO_PLATFORM_TOKENS"] == [strong]
+    try:
+        config.settings({**environ, "CASINO_PLATFORM_TOKENS": f"{strong},changeme"})
+    except config.ConfigError as error:
+        assert "CASINO_PLATFORM_TOKENS: token 2 is guessable" in str(error)
+        assert strong not in str(error)
+    else:
+        raise AssertionError("a guessable platform token was accepted")
