@@ -29,12 +29,12 @@ from casino.store.models import (
     Account,
     LedgerCheckpoint,
     LedgerTransaction,
-    Operator,
     Player,
     Posting,
     Round,
     ServerSeed,
 )
+from casino.store.operator_models import Operator
 
 _ACCOUNTS = cast(Table, Account.__table__)
 _TRANSACTIONS = cast(Table, LedgerTransaction.__table__)

@@ -11,7 +11,8 @@ from datetime import datetime
 
 from sqlalchemy import ColumnElement, and_, select, update
 
-from casino.store.models import GameSession, Operator
+from casino.store.models import GameSession
+from casino.store.operator_models import Operator
 from casino.store.records import TokenOwner
 from casino.store.repository import Repository
 

@@ -16,7 +16,8 @@ from sqlalchemy import Table, delete, event, select
 from sqlalchemy.orm import Session
 
 from casino.store import direct
-from casino.store.models import IdempotencyRecord, Operator, Player
+from casino.store.models import IdempotencyRecord, Player
+from casino.store.operator_models import Operator
 from casino.store.records import StoredResponseRecord, TokenOwner
 from casino.store.repository import Repository
 from casino.store.tenancy import Tenancy

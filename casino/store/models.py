@@ -50,47 +50,6 @@ GENESIS_HASH = "0" * 64
 _DEFAULT_OPERATOR = text("'default'")
 
 
-#: Wallet modes of an operator: wallets held here, or the operator's own wallet called per bet.
-TRANSFER = "transfer"
-SEAMLESS = "seamless"
-
-
-class Operator(Base):
-    """A tenant: a casino that offers the game to its own players (docs/operators.md).
-
-    ``currencies``: the ISO 4217 codes it may use; None means the deployment's configured
-    ones (``CASINO_CURRENCIES``; the operator ``default`` of migration 0019). A ``seamless``
-    operator keeps its players' money in its own wallet at ``wallet_url``; requests to it
-    are signed with ``wallet_secret``, and a secret replaced less than the grace period ago
-    stays valid as ``wallet_previous_secret`` until ``wallet_previous_secret_until``. The
-    secrets never leave the service (no view, no log shows them).
-    """
-
-    __tablename__ = "operators"
-    __table_args__ = (
-        CheckConstraint("wallet_mode IN ('transfer', 'seamless')", name="wallet_mode_known"),
-        CheckConstraint(
-            "wallet_mode <> 'seamless' OR (wallet_url IS NOT NULL AND wallet_secret IS NOT NULL)",
-            name="seamless_has_wallet",
-        ),
-        CheckConstraint("wallet_timeout_ms > 0", name="timeout_positive"),
-    )
-
-    id: Mapped[str] = mapped_column(String(64), primary_key=True)
-    name: Mapped[str] = mapped_column(String(200))
-    currencies: Mapped[list[str] | None] = mapped_column(JSON)
-    wallet_mode: Mapped[str] = mapped_column(String(16))
-    wallet_url: Mapped[str | None] = mapped_column(String(500))
-    wallet_secret: Mapped[str | None] = mapped_column(String(256))
-    wallet_previous_secret: Mapped[str | None] = mapped_column(String(256))
-    wallet_previous_secret_until: Mapped[datetime | None] = mapped_column(UTCDateTime())
-    wallet_timeout_ms: Mapped[int] = mapped_column(Integer)
-    close_losing_round_with_zero_win: Mapped[bool] = mapped_column(Boolean)
-    active: Mapped[bool] = mapped_column(Boolean)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
-    updated_at: Mapped[datetime] = mapped_column(UTCDateTime())
-
-
 class Player(Base):
     __tablename__ = "players"
     # An operator's own reference for its player: unique per operator, not across them.
@@ -416,3 +375,4 @@ class GameSession(Base):
 
 import casino.store.free_play_models  # noqa: E402, F401  (puts free_play_games on Base.metadata)
 from casino.store import protection_models as _protection  # noqa: E402, F401  (its tables)
+from casino.store.operator_models import Operator  # noqa: E402, F401  (the tenants' table)

@@ -12,7 +12,8 @@ from typing import NamedTuple
 
 from sqlalchemy import delete, or_, select
 
-from casino.store.models import Operator, OperatorToken
+from casino.store.models import OperatorToken
+from casino.store.operator_models import Operator
 from casino.store.repository import Repository
 
 

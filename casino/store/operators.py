@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
-from casino.store.models import Operator
+from casino.store.operator_models import Operator
 from casino.store.operator_records import OperatorRecord
 from casino.store.repository import Repository
 

@@ -6,7 +6,8 @@ from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 
 from casino.store import direct
-from casino.store.models import Operator, Player
+from casino.store.models import Player
+from casino.store.operator_models import Operator
 from casino.store.records import PlayerRecord, TokenOwner
 from casino.store.repository import Repository
 
