@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from casino.cli.rule_options import rule_options, rules_from_options
+from casino.cli.shared_cmds import simulate_shoes
 from casino.engine import verify as verifier
 from casino.engine.cards import MAX_DECKS, MIN_DECKS
 from casino.engine.casino_war import MAX_HANDS, TableRules
@@ -246,6 +247,12 @@ def _round_lines(stats: RoundStats, hands: int) -> list[str]:
 @click.option("--seed", default=DEFAULT_SEED, show_default=True, help="Server seed = SHA-256(S).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.option("--check", is_flag=True, help="Exit with status 1 unless the figures agree.")
+@click.option(
+    "--shared",
+    is_flag=True,
+    help="A shared table: whole shoes (8 decks unless --decks) dealt to the cut card.",
+)
+@click.option("--shoes", type=click.IntRange(min=2), default=1000, show_default=True)
 def simulate_cmd(
     rounds: int,
     strategy: str,
@@ -255,9 +262,18 @@ def simulate_cmd(
     seed: str,
     as_json: bool,
     check: bool,
+    shared: bool,
+    shoes: int,
     **options: Any,
 ) -> None:
-    """Monte Carlo through the real dealing and settlement path, against the exact RTP."""
+    """Monte Carlo through the real dealing and settlement path, against the exact RTP.
+
+    With --shared, --shoes whole shoes of a shared table (--rounds does not apply)."""
+    if shared:
+        if tie_only or options["hands"] != 1:
+            raise click.UsageError("a shared table deals one hand per bettor, with an ante")
+        simulate_shoes(shoes, strategy, tie_bet, place_war_tie_bet, seed, as_json, check, options)
+        return
     hands = options["hands"]
     if tie_only:
         options["rules_json"] = _with(options["rules_json"], tie_only=True)
