@@ -13,6 +13,9 @@ The package's front door: everything public is importable from ``casino.engine.s
 | ``state`` | ``RoundState`` and its ``Phase``: what a dealer stores per round |
 | ``events`` | ``Event``: what a follower sees |
 | ``steps`` | the round's steps, pure: ``open_table``, ``close_betting``, ``deal``... |
+| ``bettors`` | bets and decisions within the round's windows; a bettor's result |
+| ``record`` | what a shoe publishes, the document ``casino verify --shoe`` checks |
+| ``odds`` | exact odds of a shared round; ``simulation``: whole shoes, production path |
 """
 
 from casino.engine.shared.bets import (
@@ -22,6 +25,12 @@ from casino.engine.shared.bets import (
     decide_bet,
     settle_bet,
     timed_out,
+)
+from casino.engine.shared.bettors import (
+    accept_bet,
+    accept_decision,
+    settle_bettor,
+    settle_bettors,
 )
 from casino.engine.shared.chain import HashChain, hash_down, link, parse_seed, verify_seed
 from casino.engine.shared.events import Event, EventType
@@ -37,17 +46,14 @@ from casino.engine.shared.shoe import (
 from casino.engine.shared.state import FINAL_CARDS, OVER, Phase, RoundState
 from casino.engine.shared.steps import (
     Step,
-    accept_bet,
-    accept_decision,
     close_betting,
     close_decisions,
     deal,
     needs_next_shoe,
     next_round,
     open_table,
+    round_of,
     settle,
-    settle_bettor,
-    settle_bettors,
     void,
 )
 
@@ -83,6 +89,7 @@ __all__ = [
     "next_round",
     "open_table",
     "parse_seed",
+    "round_of",
     "settle",
     "settle_bet",
     "settle_bettor",

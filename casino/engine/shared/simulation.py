@@ -34,6 +34,7 @@ from typing import Any
 from casino.engine.casino_war import Decision, HandResult
 from casino.engine.errors import InvalidRules
 from casino.engine.hand_odds import policy_for
+from casino.engine.shared.bettors import accept_bet, accept_decision, settle_bettor
 from casino.engine.shared.chain import HashChain
 from casino.engine.shared.odds import first_round_rtp
 from casino.engine.shared.public_value import PublicSource, PublicValue
@@ -41,15 +42,12 @@ from casino.engine.shared.rules import SharedRules
 from casino.engine.shared.shoe import SharedShoe
 from casino.engine.shared.state import Phase, RoundState
 from casino.engine.shared.steps import (
-    accept_bet,
-    accept_decision,
     close_betting,
     close_decisions,
     deal,
     next_round,
     open_table,
     settle,
-    settle_bettor,
 )
 from casino.engine.simulation import AGREEMENT_SE, BetStats, Strategy
 from casino.engine.table_odds import table_odds

@@ -16,19 +16,17 @@ ids included; re-run with a later clock it gives the same cards and results, lat
 
 The dealer's inputs besides the clock are counts from its book of bets (``bettors``,
 ``antes``, ``at_war``) and whether every tied bettor has decided (which closes the decision
-window early): they label events and skip waiting, and never change a card or a payout.
+window early): they label events and say whether anyone is to be waited for. They never
+change a card: a bettor's payout depends on the cards, the bet and the bettor's decision.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from casino.engine.casino_war import HandResult
 from casino.engine.errors import IllegalAction
-from casino.engine.shared.bets import SharedBet, add_bet, decide_bet, settle_bet
 from casino.engine.shared.events import Event, EventType
 from casino.engine.shared.rules import SharedRules
 from casino.engine.shared.shoe import SharedShoe, ShoeRound
@@ -78,7 +76,8 @@ def _not_before(when: datetime | None, now: datetime, what: str) -> None:
         raise IllegalAction(f"{what} is due at {when.isoformat()}", code="round_step_not_due")
 
 
-def _check_shoe(state: RoundState, shoe: SharedShoe) -> ShoeRound:
+def round_of(state: RoundState, shoe: SharedShoe) -> ShoeRound:
+    """The round's cards in its shoe; ``wrong_shoe`` for another shoe or other seeds."""
     if shoe.index != state.shoe:
         raise IllegalAction(
             f"the round is of shoe {state.shoe}, not {shoe.index}", code="wrong_shoe"
@@ -161,7 +160,7 @@ def next_round(
     check_clock(now)
     _require(state, *OVER)
     _not_before(state.next_at, now, "the next round")
-    _check_shoe(state, shoe)
+    round_of(state, shoe)
     emitter = _Emitter.after(state)
     if shoe.has_round(state.round + 1):
         return Step(_opened(rules, emitter, shoe, state.round + 1, now), tuple(emitter.events))
@@ -215,7 +214,7 @@ def deal(rules: SharedRules, state: RoundState, shoe: SharedShoe, now: datetime)
     dealt on every tie, so that nobody's decision moves the cards)."""
     check_clock(now)
     _require(state, Phase.CLOSED)
-    dealt = _check_shoe(state, shoe)
+    dealt = round_of(state, shoe)
     emitter = _Emitter.after(state)
     emitter.emit(
         EventType.CARDS,
@@ -262,7 +261,7 @@ def close_decisions(
         _not_before(state.deadline, now, "the war")
     if type(at_war) is not int or not 0 <= at_war <= state.antes:
         raise ValueError("at_war counts bettors at war, at most the antes")
-    dealt = _check_shoe(state, shoe)
+    dealt = round_of(state, shoe)
     return _war(state, dealt, _Emitter.after(state), now, at_war=at_war)
 
 
@@ -294,7 +293,7 @@ def settle(rules: SharedRules, state: RoundState, shoe: SharedShoe, now: datetim
     round is settled, and the next one opens after the pause."""
     check_clock(now)
     _require(state, *FINAL_CARDS)
-    dealt = _check_shoe(state, shoe)
+    dealt = round_of(state, shoe)
     emitter = _Emitter.after(state)
     emitter.emit(
         EventType.RESULTS,
@@ -334,70 +333,3 @@ def void(rules: SharedRules, state: RoundState, now: datetime, reason: str) -> S
         void_reason=reason,
     )
     return Step(voided, tuple(emitter.events))
-
-
-# --- bettors -------------------------------------------------------------------------------
-
-
-def accept_bet(
-    rules: SharedRules,
-    state: RoundState,
-    now: datetime,
-    existing: SharedBet | None,
-    bettor: str,
-    ante: int,
-    tie_bet: int = 0,
-) -> SharedBet:
-    """A bet on the round while its betting window is open (``existing``: the bettor's bet
-    on it so far, which this one adds to). ``IllegalAction`` ``betting_closed`` once the
-    window is over, whether or not the dealer has closed it yet; else ``add_bet``'s checks."""
-    check_clock(now)
-    if state.phase is not Phase.BETTING or now >= state.closes_at:
-        raise IllegalAction(
-            f"bets on round {state.round} of shoe {state.shoe} are closed",
-            code="betting_closed",
-        )
-    return add_bet(rules.table, existing, bettor, ante, tie_bet)
-
-
-def accept_decision(
-    rules: SharedRules,
-    state: RoundState,
-    shoe: SharedShoe,
-    now: datetime,
-    bet: SharedBet,
-    action: str,
-    *,
-    war_tie_bet: int = 0,
-) -> SharedBet:
-    """A tied bettor's decision, within the decision window: ``IllegalAction``
-    ``decision_window_closed`` outside it (the clock surrenders for the bettor then), else
-    ``decide_bet``'s checks."""
-    check_clock(now)
-    if state.phase is not Phase.DECISIONS or state.deadline is None or now >= state.deadline:
-        raise IllegalAction(
-            f"round {state.round} of shoe {state.shoe} takes no decision now",
-            code="decision_window_closed",
-        )
-    dealt = _check_shoe(state, shoe)
-    return decide_bet(rules.table, dealt, bet, action, war_tie_bet=war_tie_bet)
-
-
-def settle_bettor(
-    rules: SharedRules, state: RoundState, shoe: SharedShoe, bet: SharedBet
-) -> HandResult:
-    """A bettor's result, once the round's cards are all out (``dealt`` or ``war``; also
-    ``settled``, to show it again)."""
-    if state.phase not in FINAL_CARDS and state.phase is not Phase.SETTLED:
-        raise IllegalAction(
-            f"round {state.round} of shoe {state.shoe} is {state.phase.value}: its bets "
-            "settle once the cards are all out",
-            code="round_not_settled",
-        )
-    return settle_bet(rules.table, _check_shoe(state, shoe), bet)
-
-
-def settle_bettors(
-    rules: SharedRules, state: RoundState, shoe: SharedShoe, bets: Iterable[SharedBet]
-) -> list[HandResult]:
-    return [settle_bettor(rules, state, shoe, bet) for bet in bets]
