@@ -4,7 +4,7 @@ Each step of a round emits its events; a table numbers them 1, 2, ... across rou
 shoes (``RoundState.seq`` is the last number used), so a follower resumes after the last id
 it saw, and a step re-run from the same stored state emits the same events with the same
 ids. The dealer stores a step's events with the state it produced, in one transaction, and
-publishes them only then.
+publishes them only then. Every event names its shoe and round (``shoe_changed``: round 0).
 
 | type | data |
 |---|---|

@@ -14,9 +14,24 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from casino.engine.casino_war import HandResult
+from casino.engine.shared.chain import HashChain
 from casino.engine.shared.public_value import PublicValue
 from casino.engine.shared.rules import SharedRules
 from casino.engine.shared.shoe import SharedShoe
+
+
+def chain_record(
+    chain: HashChain, public_value: PublicValue | None, *, revealed: bool = False
+) -> dict[str, Any]:
+    """A table's chain as published: its commitment and length, with the public value once
+    it is fixed (announce its source and reference with the commitment, its value once out),
+    and the secret only when the chain is retired (docs/fairness.md section 17.3)."""
+    return {
+        "commitment": chain.commitment.hex(),
+        "length": chain.length,
+        "public_value": None if public_value is None else public_value.to_dict(),
+        "secret": chain.secret.hex() if revealed else None,
+    }
 
 
 def shoe_record(

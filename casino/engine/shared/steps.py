@@ -27,6 +27,7 @@ from datetime import datetime
 from typing import Any
 
 from casino.engine.errors import IllegalAction
+from casino.engine.shared.chain import link
 from casino.engine.shared.events import Event, EventType
 from casino.engine.shared.rules import SharedRules
 from casino.engine.shared.shoe import SharedShoe, ShoeRound
@@ -156,7 +157,8 @@ def next_round(
 ) -> Step:
     """The round after a settled (or voided) one, once its pause is over: the next round of
     the shoe, or, when the cut card came out, round 1 of ``next_shoe`` (the chain's next
-    shoe, required then: ``needs_next_shoe``), announced with the finished shoe revealed."""
+    shoe, required then: ``needs_next_shoe``; its seed must hash to this shoe's), announced
+    with the finished shoe revealed."""
     check_clock(now)
     _require(state, *OVER)
     _not_before(state.next_at, now, "the next round")
@@ -168,6 +170,11 @@ def next_round(
         raise IllegalAction(
             f"the cut card came out: the next round is dealt from shoe {shoe.index + 1}",
             code="next_shoe_needed",
+        )
+    if link(next_shoe.seed) != shoe.seed or next_shoe.public_value != shoe.public_value:
+        raise IllegalAction(
+            f"shoe {next_shoe.index} is not the next link of shoe {shoe.index}'s chain",
+            code="wrong_shoe",
         )
     _check_rules(rules, next_shoe)
     _shoe_changed(emitter, next_shoe, shoe, now)

@@ -263,6 +263,14 @@ def test_a_table_moves_to_the_next_shoe_when_the_cut_card_is_out() -> None:
     assert needed.value.code == "next_shoe_needed"
     with pytest.raises(IllegalAction):
         next_round(RULES, last, first, last.next_at, shoe(6))
+    other_chain = HashChain(hashlib.sha256(b"another chain").digest(), 20)
+    stranger = SharedShoe.deal(other_chain.seed(5), "public value", 5, RULES.table)
+    with pytest.raises(IllegalAction) as unlinked:
+        next_round(RULES, last, first, last.next_at, stranger)
+    assert unlinked.value.code == "wrong_shoe"
+    other_value = SharedShoe.deal(CHAIN.seed(5), "another value", 5, RULES.table)
+    with pytest.raises(IllegalAction):
+        next_round(RULES, last, first, last.next_at, other_value)
     step = next_round(RULES, last, first, last.next_at, second)
     changed, opened_ = step.events
     assert changed.type is EventType.SHOE_CHANGED and opened_.type is EventType.ROUND_OPENED

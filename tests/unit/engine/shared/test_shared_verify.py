@@ -29,7 +29,7 @@ from casino.engine.shared import (
     decide_bet,
     settle_bet,
 )
-from casino.engine.shared.record import bettor_results, shoe_record, with_bets
+from casino.engine.shared.record import bettor_results, chain_record, shoe_record, with_bets
 
 SPEC = Path(__file__).resolve().parents[4] / "docs" / "fairness.md"
 CHAIN = HashChain(hashlib.sha256(b"verify shoes").digest(), 12)
@@ -85,6 +85,18 @@ def test_honest_shoes_of_every_rule_set_verify(rules: SharedRules) -> None:
         assert report["grindable"] is False
         assert len(report["rounds"]) == len(doc["rounds"])
     assert bets > 10
+
+
+def test_a_chain_is_published_without_its_secret_until_it_is_retired() -> None:
+    published = chain_record(CHAIN, PUBLIC)
+    assert published == {
+        "commitment": CHAIN.commitment.hex(),
+        "length": 12,
+        "public_value": PUBLIC.to_dict(),
+        "secret": None,
+    }
+    assert CHAIN.secret.hex() not in json.dumps(published)
+    assert chain_record(CHAIN, None, revealed=True)["secret"] == CHAIN.secret.hex()
 
 
 def test_a_shoe_not_revealed_yet_cannot_be_verified() -> None:
