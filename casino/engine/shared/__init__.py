@@ -12,6 +12,7 @@ The package's front door: everything public is importable from ``casino.engine.s
 | ``bets`` | ``SharedBet``: a bettor's stake and decision; ``settle_bet`` (the private hand's) |
 | ``state`` | ``RoundState`` and its ``Phase``: what a dealer stores per round |
 | ``events`` | ``Event``: what a follower sees |
+| ``refusals`` | ``StepRefused``: a dealer's step the round cannot take, and why |
 | ``steps`` | the round's steps, pure: ``open_table``, ``close_betting``, ``deal``... |
 | ``bettors`` | bets and decisions within the round's windows; a bettor's result |
 | ``record`` | what a shoe publishes, the document ``casino verify --shoe`` checks |
@@ -35,6 +36,7 @@ from casino.engine.shared.bettors import (
 from casino.engine.shared.chain import HashChain, hash_down, link, parse_seed, verify_seed
 from casino.engine.shared.events import Event, EventType
 from casino.engine.shared.public_value import PublicSource, PublicValue
+from casino.engine.shared.refusals import StepReason, StepRefused
 from casino.engine.shared.rules import SharedRules
 from casino.engine.shared.shoe import (
     MAX_BURN,
@@ -73,6 +75,8 @@ __all__ = [
     "SharedShoe",
     "ShoeRound",
     "Step",
+    "StepReason",
+    "StepRefused",
     "accept_bet",
     "accept_decision",
     "add_bet",

@@ -50,13 +50,13 @@ def accept_decision(
     war_tie_bet: int = 0,
 ) -> SharedBet:
     """A tied bettor's decision, within the decision window: ``IllegalAction``
-    ``decision_window_closed`` outside it (the clock surrenders for the bettor then), else
-    ``decide_bet``'s checks."""
+    ``round_not_awaiting_decision`` outside it (as for a private round that no longer waits;
+    the clock surrenders for the bettor), else ``decide_bet``'s checks."""
     check_clock(now)
     if state.phase is not Phase.DECISIONS or state.deadline is None or now >= state.deadline:
         raise IllegalAction(
             f"round {state.round} of shoe {state.shoe} takes no decision now",
-            code="decision_window_closed",
+            code="round_not_awaiting_decision",
         )
     dealt = round_of(state, shoe)
     return decide_bet(rules.table, dealt, bet, action, war_tie_bet=war_tie_bet)

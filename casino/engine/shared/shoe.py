@@ -32,9 +32,10 @@ from typing import Any
 
 from casino.engine.cards import STANDARD_52, Card, Rank, shoe_size
 from casino.engine.casino_war import BURNS_PER_WAR, TableRules, WarCards, WarTies
-from casino.engine.errors import IllegalAction, InvalidSeed
+from casino.engine.errors import InvalidSeed
 from casino.engine.fairness import DrawStream, validate_client_seed
 from casino.engine.shared.chain import SEED_BYTES, check_index
+from casino.engine.shared.refusals import StepReason, StepRefused
 
 #: The cut card's range, as fractions of the shoe: ceil(N * 3/4) to floor(N * 17/20).
 CUT_FROM = (3, 4)
@@ -194,9 +195,9 @@ class SharedShoe:
         """Round ``number`` (1, 2, ...) of the shoe."""
         rounds = self.rounds
         if type(number) is not int or not 1 <= number <= len(rounds):
-            raise IllegalAction(
+            raise StepRefused(
                 f"shoe {self.index} deals rounds 1 to {len(rounds)}, not {number!r}",
-                code="no_such_round",
+                StepReason.NO_SUCH_ROUND,
             )
         return rounds[number - 1]
 

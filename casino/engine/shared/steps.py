@@ -4,8 +4,9 @@ rebuilt from its seeds) and the clock to the next state and its events.
 A dealer calls the step ``state.next_step`` names once ``state.due_at`` has come, stores the
 new state and the events in one transaction (compare-and-set on ``seq``), and publishes the
 events after the commit. Each step checks the phase it moves on from and raises
-``IllegalAction`` (``round_step_out_of_order``) on any other, so a step can never be applied
-twice to one stored state.
+``StepRefused`` (an ``IllegalAction``, reason ``out_of_order``) on any other, so a step can
+never be applied twice to one stored state; ``not_due`` before its time, ``wrong_shoe`` with
+a shoe that is not the round's.
 
 **What a step depends on.** The cards, which bets a round takes and every payout are pure
 functions of the stored state, the stored bets and the shoe's seeds; the clock only says
@@ -26,9 +27,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from casino.engine.errors import IllegalAction
 from casino.engine.shared.chain import link
 from casino.engine.shared.events import Event, EventType
+from casino.engine.shared.refusals import StepReason, StepRefused
 from casino.engine.shared.rules import SharedRules
 from casino.engine.shared.shoe import SharedShoe, ShoeRound
 from casino.engine.shared.state import FINAL_CARDS, OVER, Phase, RoundState, check_clock
@@ -66,29 +67,29 @@ class _Emitter:
 def _require(state: RoundState, *phases: Phase) -> None:
     if state.phase not in phases:
         wanted = " or ".join(phase.value for phase in phases)
-        raise IllegalAction(
+        raise StepRefused(
             f"round {state.round} of shoe {state.shoe} is {state.phase.value}, not {wanted}",
-            code="round_step_out_of_order",
+            StepReason.OUT_OF_ORDER,
         )
 
 
 def _not_before(when: datetime | None, now: datetime, what: str) -> None:
     if when is not None and now < when:
-        raise IllegalAction(f"{what} is due at {when.isoformat()}", code="round_step_not_due")
+        raise StepRefused(f"{what} is due at {when.isoformat()}", StepReason.NOT_DUE)
 
 
 def round_of(state: RoundState, shoe: SharedShoe) -> ShoeRound:
     """The round's cards in its shoe; ``wrong_shoe`` for another shoe or other seeds."""
     if shoe.index != state.shoe:
-        raise IllegalAction(
-            f"the round is of shoe {state.shoe}, not {shoe.index}", code="wrong_shoe"
+        raise StepRefused(
+            f"the round is of shoe {state.shoe}, not {shoe.index}", StepReason.WRONG_SHOE
         )
     dealt = shoe.round(state.round)
     if dealt.start != state.start:
-        raise IllegalAction(
+        raise StepRefused(
             f"round {state.round} of shoe {shoe.index} starts at card {dealt.start}, not "
             f"{state.start}: the shoe was dealt from other seeds or rules",
-            code="wrong_shoe",
+            StepReason.WRONG_SHOE,
         )
     return dealt
 
@@ -167,14 +168,14 @@ def next_round(
     if shoe.has_round(state.round + 1):
         return Step(_opened(rules, emitter, shoe, state.round + 1, now), tuple(emitter.events))
     if next_shoe is None or next_shoe.index != shoe.index + 1:
-        raise IllegalAction(
+        raise StepRefused(
             f"the cut card came out: the next round is dealt from shoe {shoe.index + 1}",
-            code="next_shoe_needed",
+            StepReason.NEXT_SHOE_NEEDED,
         )
     if link(next_shoe.seed) != shoe.seed or next_shoe.public_value != shoe.public_value:
-        raise IllegalAction(
+        raise StepRefused(
             f"shoe {next_shoe.index} is not the next link of shoe {shoe.index}'s chain",
-            code="wrong_shoe",
+            StepReason.WRONG_SHOE,
         )
     _check_rules(rules, next_shoe)
     _shoe_changed(emitter, next_shoe, shoe, now)
@@ -193,7 +194,7 @@ def _check_rules(rules: SharedRules, shoe: SharedShoe) -> None:
         table.war_tie_rule,
         table.max_war_ties,
     ):
-        raise IllegalAction("the shoe was dealt under other rules", code="wrong_shoe")
+        raise StepRefused("the shoe was dealt under other rules", StepReason.WRONG_SHOE)
 
 
 # --- a round's steps ------------------------------------------------------------------------

@@ -16,7 +16,7 @@ import pytest
 
 from casino.engine.cards import STANDARD_52, Card
 from casino.engine.casino_war import TableRules
-from casino.engine.errors import IllegalAction, InvalidSeed
+from casino.engine.errors import InvalidSeed
 from casino.engine.shared import (
     MAX_BURN,
     HashChain,
@@ -24,6 +24,8 @@ from casino.engine.shared import (
     PublicValue,
     SharedBet,
     SharedShoe,
+    StepReason,
+    StepRefused,
     burn_count,
     cut_range,
     decide_bet,
@@ -121,9 +123,10 @@ def test_a_shoes_rounds_are_numbered_and_refused_past_the_last() -> None:
     shoe = SharedShoe.deal(CHAIN.seed(1), "v", 1, TableRules(decks=1))
     assert shoe.round(1) is shoe.rounds[0]
     assert not shoe.has_round(len(shoe.rounds) + 1)
-    with pytest.raises(IllegalAction) as refused:
+    with pytest.raises(StepRefused) as refused:
         shoe.round(len(shoe.rounds) + 1)
-    assert refused.value.code == "no_such_round"
+    assert refused.value.reason is StepReason.NO_SUCH_ROUND
+    assert refused.value.code == "illegal_action"  # never a player's error
 
 
 def test_what_a_shoe_shows_at_its_start_keeps_its_seed_and_order_secret() -> None:

@@ -22,6 +22,8 @@ from casino.engine.shared import (
     SharedRules,
     SharedShoe,
     Step,
+    StepReason,
+    StepRefused,
     accept_bet,
     accept_decision,
     close_betting,
@@ -86,9 +88,9 @@ def test_a_table_opens_on_its_shoe_and_first_round() -> None:
 def test_a_round_without_a_tie_goes_straight_to_its_results() -> None:
     dealt, number = find_round(tie=False)
     state = opened(dealt, number)
-    with pytest.raises(IllegalAction) as early:
+    with pytest.raises(StepRefused) as early:
         close_betting(RULES, state, state.closes_at - timedelta(seconds=1), bettors=1, antes=1)
-    assert early.value.code == "round_step_not_due"
+    assert early.value.reason is StepReason.NOT_DUE
     at = state.closes_at
     closed = close_betting(RULES, state, at, bettors=3, antes=2)
     assert closed.state.phase is Phase.CLOSED and closed.state.due_at is None
@@ -124,7 +126,7 @@ def test_a_tie_waits_for_decisions_then_deals_the_war_once_for_everyone() -> Non
     bob = accept_decision(RULES, state, dealt, at, bets[1], "surrender")
     with pytest.raises(IllegalAction) as late:
         accept_decision(RULES, state, dealt, state.deadline, bets[2], "war")
-    assert late.value.code == "decision_window_closed"
+    assert late.value.code == "round_not_awaiting_decision"
     with pytest.raises(IllegalAction):
         close_decisions(RULES, state, dealt, at, at_war=1)  # the window is still open
     war = close_decisions(RULES, state, dealt, state.deadline, at_war=1)
@@ -187,9 +189,9 @@ def test_a_step_out_of_order_is_refused(step_name: str) -> None:
         "close_decisions": lambda: close_decisions(RULES, state, first, later),
         "next_round": lambda: next_round(RULES, state, first, later),
     }
-    with pytest.raises(IllegalAction) as refused:
+    with pytest.raises(StepRefused) as refused:
         calls[step_name]()
-    assert refused.value.code == "round_step_out_of_order"
+    assert refused.value.reason is StepReason.OUT_OF_ORDER
 
 
 def test_a_step_applied_again_to_its_own_result_is_refused() -> None:
@@ -202,9 +204,9 @@ def test_a_step_applied_again_to_its_own_result_is_refused() -> None:
 def test_steps_need_the_rounds_own_shoe() -> None:
     state = open_table(RULES, shoe(1), T0).state
     state = close_betting(RULES, state, state.closes_at, bettors=0, antes=0).state
-    with pytest.raises(IllegalAction) as wrong:
+    with pytest.raises(StepRefused) as wrong:
         deal(RULES, state, shoe(2), state.closes_at)
-    assert wrong.value.code == "wrong_shoe"
+    assert wrong.value.reason is StepReason.WRONG_SHOE
     other = SharedShoe.deal(CHAIN.seed(1), "another value", 1, RULES.table)
     with pytest.raises(IllegalAction):
         deal(RULES, state, other, state.closes_at)
@@ -258,16 +260,16 @@ def test_a_table_moves_to_the_next_shoe_when_the_cut_card_is_out() -> None:
     assert last.start < first.cut and needs_next_shoe(last, first)
     assert steps[-1].events[0].data["last_of_shoe"] is True
     assert last.next_at is not None
-    with pytest.raises(IllegalAction) as needed:
+    with pytest.raises(StepRefused) as needed:
         next_round(RULES, last, first, last.next_at)
-    assert needed.value.code == "next_shoe_needed"
+    assert needed.value.reason is StepReason.NEXT_SHOE_NEEDED
     with pytest.raises(IllegalAction):
         next_round(RULES, last, first, last.next_at, shoe(6))
     other_chain = HashChain(hashlib.sha256(b"another chain").digest(), 20)
     stranger = SharedShoe.deal(other_chain.seed(5), "public value", 5, RULES.table)
-    with pytest.raises(IllegalAction) as unlinked:
+    with pytest.raises(StepRefused) as unlinked:
         next_round(RULES, last, first, last.next_at, stranger)
-    assert unlinked.value.code == "wrong_shoe"
+    assert unlinked.value.reason is StepReason.WRONG_SHOE
     other_value = SharedShoe.deal(CHAIN.seed(5), "another value", 5, RULES.table)
     with pytest.raises(IllegalAction):
         next_round(RULES, last, first, last.next_at, other_value)
