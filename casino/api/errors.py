@@ -99,6 +99,7 @@ _RAISED_CODES = (
     "engine_error",
     "illegal_action",
     "round_not_awaiting_decision",
+    "betting_closed",
     "surrender_not_allowed",
     "unknown_decision",
     "round_not_settled",

@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from casino.cli.rule_options import rule_options, rules_from_options
+from casino.cli.shared_cmds import simulate_shoes
 from casino.engine import verify as verifier
 from casino.engine.cards import MAX_DECKS, MIN_DECKS
 from casino.engine.casino_war import MAX_HANDS, TableRules
@@ -56,6 +57,18 @@ def _percent(value: Fraction | float, digits: int = 4) -> str:
     type=click.IntRange(1, MAX_HANDS),
     help="Without --round, a table of several hands (max_hands > 1): its deal, dealer first.",
 )
+@click.option(
+    "--shoe",
+    "shoe_file",
+    metavar="FILE",
+    help="A shared table's revealed shoe (JSON), '-' for stdin: check its seed against the "
+    "chain's commitment, re-deal it and check every round (and any bets it carries).",
+)
+@click.option("--shoe-seed", help="A shared shoe's revealed seed, 64 hex digits.")
+@click.option("--shoe-index", help="With --shoe-seed: the shoe's index in its chain (1, 2, ...).")
+@click.option("--public-value", help="With --shoe-seed: the chain's public value, byte for byte.")
+@click.option("--war-ties", help="With --shoe-seed: the table's war_ties (push, bonus, repeat).")
+@click.option("--max-war-ties", type=int, help="With --shoe-seed and repeat: max_war_ties.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def verify_cmd(
     round_file: str | None,
@@ -65,13 +78,19 @@ def verify_cmd(
     decks: int | None,
     hash_: str | None,
     hands: int | None,
+    shoe_file: str | None,
+    shoe_seed: str | None,
+    shoe_index: str | None,
+    public_value: str | None,
+    war_ties: str | None,
+    max_war_ties: int | None,
     as_json: bool,
 ) -> None:
-    """Re-deal a round from its revealed seeds and check it.
+    """Re-deal a round, or a shared table's shoe, from its revealed seeds and check it.
 
     Runs the standalone, standard-library verifier (casino/engine/verify.py). Exit status 0
     only when everything checked matches; 1 on any mismatch (the commitment, a card, a
-    payout, the net); 2 on invalid input.
+    payout, the net); 2 on invalid input. With --hash and a shoe: the chain's commitment.
     """
     options = {
         "--round": round_file,
@@ -81,6 +100,12 @@ def verify_cmd(
         "--decks": None if decks is None else str(decks),
         "--hash": hash_,
         "--hands": None if hands is None else str(hands),
+        "--shoe": shoe_file,
+        "--shoe-seed": shoe_seed,
+        "--shoe-index": shoe_index,
+        "--public-value": public_value,
+        "--war-ties": war_ties,
+        "--max-war-ties": None if max_war_ties is None else str(max_war_ties),
     }
     # NAME=VALUE, so a value starting with '-' (a client seed may) is never read as an option.
     argv = [f"{name}={value}" for name, value in options.items() if value is not None]
@@ -222,6 +247,12 @@ def _round_lines(stats: RoundStats, hands: int) -> list[str]:
 @click.option("--seed", default=DEFAULT_SEED, show_default=True, help="Server seed = SHA-256(S).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.option("--check", is_flag=True, help="Exit with status 1 unless the figures agree.")
+@click.option(
+    "--shared",
+    is_flag=True,
+    help="A shared table: whole shoes (8 decks unless --decks) dealt to the cut card.",
+)
+@click.option("--shoes", type=click.IntRange(min=2), default=1000, show_default=True)
 def simulate_cmd(
     rounds: int,
     strategy: str,
@@ -231,9 +262,18 @@ def simulate_cmd(
     seed: str,
     as_json: bool,
     check: bool,
+    shared: bool,
+    shoes: int,
     **options: Any,
 ) -> None:
-    """Monte Carlo through the real dealing and settlement path, against the exact RTP."""
+    """Monte Carlo through the real dealing and settlement path, against the exact RTP.
+
+    With --shared, --shoes whole shoes of a shared table (--rounds does not apply)."""
+    if shared:
+        if tie_only or options["hands"] != 1:
+            raise click.UsageError("a shared table deals one hand per bettor, with an ante")
+        simulate_shoes(shoes, strategy, tie_bet, place_war_tie_bet, seed, as_json, check, options)
+        return
     hands = options["hands"]
     if tie_only:
         options["rules_json"] = _with(options["rules_json"], tie_only=True)

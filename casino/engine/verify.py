@@ -7,8 +7,16 @@ engine), so a player can copy it alone and run it::
     python verify.py --round - < ROUND.json        # the same, from standard input
     python verify.py --server-seed HEX --client-seed S --nonce N --decks D [--hash HEX]
     python verify.py ... --decks D --hands H       # a table of several hands: its deal
+    python verify.py --shoe SHOE.json              # a shared table's revealed shoe
+    python verify.py --shoe-seed HEX --shoe-index K --public-value V --decks D [--hash C0]
 
 or, inside the project, ``python -m casino.engine.verify`` / ``casino verify``.
+
+With ``--shoe`` (a shared table's shoe, docs/fairness.md section 17) it checks the shoe's seed
+against the chain's commitment (K SHA-256 links down) and its own commitment, rebuilds the
+shoe (order, burn, cut card), re-deals every round it records and re-settles any bettor's
+results it carries; with ``--shoe-seed`` it prints the shoe's burn, cut card and rounds.
+``shared_shoe`` is the whole algorithm as one pure function.
 
 With ``--round`` it takes the decks, the rules, the seeds, the nonce, the bets and the
 decisions from the round, re-deals it, settles it on its own and compares everything the round
@@ -660,6 +668,295 @@ def _check_hands_round(
     return cards[:used]
 
 
+# --- shared tables: the chain, the shoe, its rounds (docs/fairness.md section 17) -------------
+
+SHOE_CLIENT_MAX = CLIENT_SEED_MAX
+CUT_FROM, CUT_TO = (3, 4), (17, 20)
+
+
+def chain_down(seed: bytes, steps: int) -> bytes:
+    """``steps`` SHA-256 links down a hash chain from ``seed`` (over the 32 raw bytes)."""
+    for _ in range(steps):
+        seed = hashlib.sha256(seed).digest()
+    return seed
+
+
+def burn_size(shown: str) -> int:
+    """The face-up burn card and as many more as its value: ace 1, tens and faces 10."""
+    rank = shown[:-1]
+    value = 1 if rank == "A" else 10 if rank in ("10", "J", "Q", "K") else int(rank)
+    return 1 + value
+
+
+def most_round_cards(war_ties: str, max_war_ties: int) -> int:
+    """The most cards one shared round can use: two, then five per war."""
+    wars = max_war_ties - 1 if war_ties == "repeat" else 1
+    return 2 + wars * (BURNS + 2)
+
+
+def shared_shoe(
+    seed: bytes, public_value: str, index: int, decks: int, war_ties: str, max_war_ties: int
+) -> dict[str, Any]:
+    """A shared table's shoe, rebuilt from its chain seed, the chain's public value and its
+    index: the order, the burn, the cut card and every round until the cut card. A pure
+    function of its arguments (an audit or an export verifier can mirror it as it is)."""
+    size = 52 * decks
+    order = list(PACK * decks)
+    stream = u32_stream(seed, public_value, index)
+    for i in range(size - 1):  # the last position draws nothing
+        j = i + randbelow(stream, size - i)
+        order[i], order[j] = order[j], order[i]
+    low = -(-size * CUT_FROM[0] // CUT_FROM[1])
+    high = min(size * CUT_TO[0] // CUT_TO[1], size - most_round_cards(war_ties, max_war_ties) + 1)
+    low = min(low, high)
+    cut = low + randbelow(stream, high - low + 1)
+    burn = burn_size(order[0])
+    rounds: list[dict[str, Any]] = []
+    position = burn
+    while position < cut:
+        start = position
+        player, dealer = order[position], order[position + 1]
+        position += 2
+        wars = []
+        if rank_value(player) == rank_value(dealer):
+            ties = 1
+            while True:
+                war_player, war_dealer = order[position + BURNS], order[position + BURNS + 1]
+                wars.append(
+                    {
+                        "burns": order[position : position + BURNS],
+                        "player_card": war_player,
+                        "dealer_card": war_dealer,
+                    }
+                )
+                position += BURNS + 2
+                if rank_value(war_player) != rank_value(war_dealer):
+                    break
+                ties += 1
+                if not (war_ties == "repeat" and ties < max_war_ties):
+                    break
+        rounds.append(
+            {
+                "round": len(rounds) + 1,
+                "start": start,
+                "player_card": player,
+                "dealer_card": dealer,
+                "wars": wars,
+            }
+        )
+    return {
+        "order": order,
+        "burn": {"shown": order[0], "cards": burn},
+        "burnt": order[:burn],
+        "cut": cut,
+        "rounds": rounds,
+    }
+
+
+def round_cards(dealt: Mapping[str, Any]) -> list[str]:
+    """A shared round's cards in dealing order: player, dealer, then each war's five."""
+    cards = [dealt["player_card"], dealt["dealer_card"]]
+    for war in dealt["wars"]:
+        cards += [*war["burns"], war["player_card"], war["dealer_card"]]
+    return cards
+
+
+def _shoe_index(value: Any) -> int:
+    if type(value) is not int or not 1 <= value <= NONCE_MAX:
+        raise InputError("the shoe's index in its chain must be a whole number from 1")
+    return value
+
+
+def _public_value(doc: Mapping[str, Any]) -> tuple[str, str]:
+    value = _field(doc, "public_value")
+    source = "unknown"
+    if isinstance(value, Mapping):
+        source = str(value.get("source", "unknown"))
+        value = value.get("value")
+    if not isinstance(value, str):
+        raise InputError("public_value.value must be text (the value the chain is mixed with)")
+    return check_client_seed(value), source
+
+
+def check_shoe(doc: Mapping[str, Any], chain_commitment: str | None = None) -> dict[str, Any]:
+    """Check a revealed shoe of a shared table (``GET`` a table's shoe once it is over): the
+    seed against the chain's commitment (``index`` links down) and against the shoe's own
+    commitment (one link), then the burn, the cut card, the order and every round it records
+    re-dealt, and any bettor's results it carries (``bets``) re-settled."""
+    index = _shoe_index(_field(doc, "shoe"))
+    revealed = _field(doc, "seed")
+    if revealed is None:
+        raise InputError("the shoe's seed is not revealed yet: check it once the shoe is over")
+    if not isinstance(revealed, str):
+        raise InputError("seed must be hex text or null")
+    seed = parse_server_seed(revealed)
+    public_value, source = _public_value(doc)
+    rules = _field(doc, "rules")
+    if not isinstance(rules, Mapping):
+        raise InputError("rules must be an object")
+    table = table_rules(rules)
+    if table["max_hands"] != 1:
+        raise InputError("a shared table's rules have max_hands 1")
+    checks: list[dict[str, Any]] = []
+
+    def check(name: str, recorded: Any, wanted: Any) -> None:
+        checks.append(
+            {"name": name, "ok": recorded == wanted, "recorded": recorded, "expected": wanted}
+        )
+
+    commitments = []
+    chain = doc.get("chain")
+    if isinstance(chain, Mapping) and chain.get("commitment") is not None:
+        commitments.append(("chain.commitment", str(chain["commitment"]).strip().lower()))
+    if chain_commitment is not None:
+        commitments.append(("published chain commitment", chain_commitment.strip().lower()))
+    if not commitments:
+        raise InputError("give the chain's commitment (chain.commitment, or --hash)")
+    reached = chain_down(seed, index).hex()
+    for name, value in commitments:
+        check(name, value, reached)
+    link = hashlib.sha256(seed).hexdigest()
+    if "commitment" in doc:
+        check("commitment", doc["commitment"], link)
+    shoe = shared_shoe(
+        seed, public_value, index, table["decks"], table["war_ties"], table["max_war_ties"]
+    )
+    if "decks" in doc:
+        check("decks", doc["decks"], table["decks"])
+    check("burn", doc.get("burn"), shoe["burn"])
+    check("cut", doc.get("cut"), shoe["cut"])
+    for key in ("order", "burnt"):
+        if key in doc:
+            check(key, doc[key], shoe[key])
+    recorded = doc.get("rounds")
+    if recorded is not None:
+        if not isinstance(recorded, list):
+            raise InputError("rounds must be a list")
+        check("rounds dealt", len(recorded), len(shoe["rounds"]))
+        for got, wanted in zip(recorded, shoe["rounds"], strict=False):
+            number = wanted["round"]
+            for key in ("round", "start", "player_card", "dealer_card", "wars"):
+                found = got.get(key) if isinstance(got, Mapping) else None
+                check(f"rounds[{number}].{key}", found, wanted[key])
+    for bet in doc.get("bets") or []:
+        _check_shared_bet(bet, shoe, table, check)
+    return {
+        "shoe": index,
+        "seed": seed.hex(),
+        "commitment": link,
+        "chain_commitment": reached,
+        "public_value": public_value,
+        "public_source": source,
+        "grindable": source not in ("drand", "bitcoin"),
+        "decks": table["decks"],
+        "burn": shoe["burn"],
+        "cut": shoe["cut"],
+        "rounds": shoe["rounds"],
+        "checks": checks,
+        "match": all(c["ok"] for c in checks),
+    }
+
+
+def _check_shared_bet(
+    bet: Any, shoe: Mapping[str, Any], rules: Mapping[str, Any], check: Any
+) -> None:
+    """One bettor's result on one round (a hand of the hands shape, with its ``round``)."""
+    if not isinstance(bet, Mapping) or type(bet.get("round")) is not int:
+        raise InputError("each of bets must be an object with its round")
+    number = bet["round"]
+    if not 1 <= number <= len(shoe["rounds"]):
+        check(f"bets[round {number}]", number, f"a round of the shoe (1 to {len(shoe['rounds'])})")
+        return
+    stakes, decisions = _recorded_hands({"hands": [bet]}, rules)
+    # Every war of a tied round is dealt, so the round's cards are all a bettor can need.
+    cards = round_cards(shoe["rounds"][number - 1])
+    expected, wrong = play_table(cards, rules, stakes, decisions)
+    for problem in wrong:
+        check(f"bets[round {number}].decision", problem, "no such decision")
+    wanted = expected["hands"][0]
+    for key in ("card", "status", "decision", "ties", "outcome", "net"):
+        check(f"bets[round {number}].{key}", bet.get(key), wanted[key])
+    for part in ("bets", "payouts", "outcomes"):
+        got_part = bet.get(part)
+        if not isinstance(got_part, Mapping):
+            got_part = {}
+        for name in HAND_BETS:
+            check(f"bets[round {number}].{part}.{name}", got_part.get(name), wanted[part][name])
+
+
+def _shoe_report(args: argparse.Namespace) -> tuple[dict[str, Any], bool]:
+    """The shoe of ``--shoe-seed``, ``--shoe-index``, ``--public-value``, ``--decks``."""
+    missing = [
+        f"--{name.replace('_', '-')}"
+        for name in ("shoe_seed", "shoe_index", "public_value", "decks")
+        if getattr(args, name) is None
+    ]
+    if missing:
+        raise InputError(f"to rebuild a shoe, give {', '.join(missing)}")
+    seed = parse_server_seed(args.shoe_seed)
+    index = _shoe_index(parse_nonce(args.shoe_index))
+    public_value = check_client_seed(args.public_value)
+    decks = check_decks(args.decks)
+    war_ties = args.war_ties or "push"
+    max_war_ties = args.max_war_ties or 4
+    if war_ties not in ("push", "bonus", "repeat") or not 2 <= max_war_ties <= 8:
+        raise InputError("--war-ties is push, bonus or repeat; --max-war-ties 2 to 8")
+    shoe = shared_shoe(seed, public_value, index, decks, war_ties, max_war_ties)
+    reached = chain_down(seed, index).hex()
+    published = None if args.hash is None else args.hash.strip().lower()
+    matches = None if published is None else hmac.compare_digest(reached, published)
+    report = {
+        "shoe": index,
+        "seed": seed.hex(),
+        "commitment": hashlib.sha256(seed).hexdigest(),
+        "chain_commitment": reached,
+        "published_hash": published,
+        "commitment_matches": matches,
+        "public_value": public_value,
+        "decks": decks,
+        **shoe,
+    }
+    return report, matches is not False
+
+
+def _print_shoe(report: dict[str, Any]) -> None:
+    print(f"shoe          {report['shoe']} of its chain")
+    print(f"seed          {report['seed']}")
+    print(f"commitment    {report['commitment']}  (SHA-256 of the seed: the previous link)")
+    print(f"chain         {report['chain_commitment']}  ({report['shoe']} links down)")
+    if report.get("commitment_matches") is not None:
+        verdict = "matches" if report["commitment_matches"] else "DOES NOT MATCH"
+        print(f"published     {report['published_hash']}  {verdict}")
+    print(f"public value  {report['public_value']!r}")
+    if report.get("grindable"):
+        print(
+            f"              source {report.get('public_source')}: a value the operator could "
+            "have chosen, not a beacon"
+        )
+    burn = report["burn"]
+    print(f"burn          {burn['shown']} face up, {burn['cards']} cards burnt")
+    print(f"cut card      before card {report['cut']} (0-based)")
+    print(f"rounds        {len(report['rounds'])}")
+    for dealt in report["rounds"]:
+        wars = "".join(
+            f" | war {' '.join(war['burns'])} {war['player_card']} {war['dealer_card']}"
+            for war in dealt["wars"]
+        )
+        print(
+            f"  {dealt['round']:>3}. card {dealt['start']:>3}: "
+            f"{dealt['player_card']} {dealt['dealer_card']}{wars}"
+        )
+    for c in report.get("checks", []):
+        if not c["ok"]:
+            print(
+                f"  MISMATCH  {c['name']}  recorded {json.dumps(c['recorded'])}, "
+                f"the seeds give {json.dumps(c['expected'])}"
+            )
+    if "match" in report:
+        print(f"checks        {len(report['checks'])}")
+        print("verdict       " + ("the shoe matches its seeds" if report["match"] else "MISMATCH"))
+
+
 # --- command line ----------------------------------------------------------------------------
 
 
@@ -681,11 +978,31 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--client-seed", help="the client seed of the round, byte for byte")
     parser.add_argument("--nonce", help="the round's nonce: 0 to 2**63 - 1, plain digits")
     parser.add_argument("--decks", type=int, help="decks in the shoe (required without --round)")
-    parser.add_argument("--hash", help="published commitment (SHA-256 of the seed), to check")
+    parser.add_argument(
+        "--hash",
+        help="published commitment (SHA-256 of the seed), to check; with a shared shoe: the "
+        "chain's commitment",
+    )
     parser.add_argument(
         "--hands",
         type=int,
         help="a table of several hands (max_hands > 1): its deal, dealer first, for H hands",
+    )
+    parser.add_argument(
+        "--shoe",
+        dest="shoe_file",
+        metavar="FILE",
+        help="a shared table's revealed shoe (JSON), '-' for standard input: check its seed "
+        "against the chain's commitment, re-deal it and check every round",
+    )
+    parser.add_argument("--shoe-seed", help="a shared shoe's revealed seed, 64 hex digits")
+    parser.add_argument("--shoe-index", help="the shoe's index in its chain (1, 2, ...)")
+    parser.add_argument("--public-value", help="the chain's public value, byte for byte")
+    parser.add_argument(
+        "--war-ties", help="with --shoe-seed: the table's war_ties (push, bonus, repeat)"
+    )
+    parser.add_argument(
+        "--max-war-ties", type=int, help="with --shoe-seed and repeat: the table's max_war_ties"
     )
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
     return parser.parse_args(argv)
@@ -793,8 +1110,48 @@ def _print_round(report: dict[str, Any]) -> None:
     print("verdict       " + ("the round matches its seeds" if report["match"] else "MISMATCH"))
 
 
+_SHOE_OPTIONS = ("shoe_seed", "shoe_index", "public_value", "war_ties", "max_war_ties")
+
+
+def _shoe_main(args: argparse.Namespace) -> int:
+    """``--shoe FILE``, or a shoe rebuilt from ``--shoe-seed`` and the rest."""
+    try:
+        if args.round_file is not None or args.client_seed is not None or args.nonce is not None:
+            raise InputError("a shared shoe has no --round, --client-seed or --nonce")
+        if args.shoe_file is not None:
+            clashing = [
+                f"--{name.replace('_', '-')}"
+                for name in (*_SHOE_OPTIONS, "decks", "server_seed", "hands")
+                if getattr(args, name) is not None
+            ]
+            if clashing:
+                raise InputError(f"with --shoe everything comes from the file: drop {clashing}")
+            report = check_shoe(load_round(args.shoe_file), args.hash)
+            ok = report["match"]
+        else:
+            report, ok = _shoe_report(args)
+    except InputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        _print_shoe(report)
+    if not ok:
+        what = (
+            "the shoe does not match its seeds"
+            if args.shoe_file
+            else "the shoe's seed does not reach the published chain commitment"
+        )
+        print(f"error: {what}", file=sys.stderr)
+        return EXIT_MISMATCH
+    return EXIT_OK
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parse_args(argv)
+    if args.shoe_file is not None or any(getattr(args, n) is not None for n in _SHOE_OPTIONS):
+        return _shoe_main(args)
     try:
         if args.round_file is not None:
             clashing = [
