@@ -94,12 +94,12 @@ def audit_speed() -> bool:
                 f"{time.perf_counter() - started:.1f}s"
             )
             key = SigningKey.generate()
-            with database.unit_of_work() as uow:
+            with database.unit_of_work("default") as uow:
                 seal_pending(uow, key)
                 uow.commit()
             with database.unit_of_work() as uow:
                 started = time.perf_counter()
-                books = read_books(uow.session)
+                books = read_books(uow.session, "default")
                 rounds = list(books.rounds)
                 read = time.perf_counter() - started
                 started = time.perf_counter()

@@ -44,6 +44,15 @@ def database(admin_url: str) -> Iterator[str]:
         admin.dispose()
 
 
+def _uow(db: Database) -> Any:
+    """A unit of work of the operator ``default``: builds with operators (tenants) need it
+    named; older builds have one implicit operator and take no argument."""
+    try:
+        return db.unit_of_work("default")
+    except TypeError:
+        return db.unit_of_work()
+
+
 class RoundTrips:
     """Counts the statements that each cost a network round trip: the hot path's direct
     statements, its pipelined commit (one), and anything the ORM sends."""
@@ -87,17 +96,17 @@ def server_cpu(db: Database) -> float:
 
 
 def setup_player(db: Database, protected: bool) -> str:
-    with db.unit_of_work() as uow:
+    with _uow(db) as uow:
         player, _ = players.create_player(uow, f"bench-{uuid.uuid4().hex[:8]}")
         uow.commit()
-    with db.unit_of_work() as uow:
+    with _uow(db) as uow:
         wallets.deposit(uow, player.id, "EUR", 10**11, f"fund-{player.id}")
         uow.commit()
     if protected:
         from casino.service import limits  # only in builds with player protection
         from casino.service.protection import Actor
 
-        with db.unit_of_work() as uow:
+        with _uow(db) as uow:
             limits.set_limits(
                 uow,
                 player.id,
@@ -120,14 +129,14 @@ def run_bets(
     for _ in range(bets):
         before = trips.count
         started, started_cpu = time.perf_counter(), time.process_time()
-        with db.unit_of_work() as uow:
+        with _uow(db) as uow:
             view = rounds.place_bet(uow, player_id, "classic", 100)
             uow.commit()
         spent += time.perf_counter() - started
         cpu += time.process_time() - started_cpu
         counted += trips.count - before
         if view.status == "awaiting_decision":
-            with db.unit_of_work() as uow:
+            with _uow(db) as uow:
                 rounds.decide(uow, view.id, "surrender", player_id=player_id)
                 uow.commit()
     return spent / bets, cpu / bets, counted / bets
@@ -149,7 +158,7 @@ def main(argv: list[str] | None = None) -> None:
         upgrade(url)
         db = Database.open(url)
         trips = RoundTrips(db)
-        with db.unit_of_work() as uow:
+        with _uow(db) as uow:
             tables.create_table(uow, "classic", "EUR", TableRules())
             uow.commit()
         subjects = {name: setup_player(db, protected) for name, protected in cases}

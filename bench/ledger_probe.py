@@ -34,7 +34,7 @@ def main(url: str, bets: int) -> None:
     factory = make_session_factory(engine)
 
     def run(use_case: Any, *args: Any, **kwargs: Any) -> Any:
-        with UnitOfWork(factory) as uow:
+        with UnitOfWork(factory, operator="default") as uow:
             result = use_case(uow, *args, **kwargs)
             uow.commit()
             return result
@@ -65,13 +65,13 @@ def main(url: str, bets: int) -> None:
     started = time.perf_counter()
     for n in range(bets):
         player = ids[n % len(ids)]
-        with UnitOfWork(factory) as uow:
+        with UnitOfWork(factory, operator="default") as uow:
             view = rounds.place_bet(uow, player, "classic", 100)
             idempotency.complete(uow, f"player:{player}", str(uuid.uuid4()), "f", 201, {"n": n})
             uow.commit()
         transactions += len(view.transaction_ids)
         if view.status == "awaiting_decision":
-            with UnitOfWork(factory) as uow:
+            with UnitOfWork(factory, operator="default") as uow:
                 view = rounds.decide(uow, view.id, "war", player_id=player)
                 idempotency.complete(uow, f"player:{player}", str(uuid.uuid4()), "f", 200, {})
                 uow.commit()

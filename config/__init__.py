@@ -228,7 +228,10 @@ class BaseConfig:
     CLIENT_BODY_TIMEOUT = 10.0
 
     DATABASE_URL: str | None = None
+    # Tokens of the operator ``default`` (docs/operators.md).
     CASINO_OPERATOR_TOKENS: list[str] = []
+    # Tokens of the platform: they manage operators (POST/GET/PATCH /api/v1/operators).
+    CASINO_PLATFORM_TOKENS: list[str] = []
     # Browser origins allowed to call the API (CORS); none by default.
     CASINO_CORS_ORIGINS: list[str] = []
     # ISO 4217 codes this operator accepts (wallets, tables, limits): CASINO_CURRENCIES.
@@ -309,6 +312,8 @@ class BaseConfig:
             settings["CASINO_CURRENCIES"] = _currencies(environ["CASINO_CURRENCIES"])
         if "CASINO_OPERATOR_TOKENS" in environ:
             settings["CASINO_OPERATOR_TOKENS"] = _operator_tokens(environ["CASINO_OPERATOR_TOKENS"])
+        if "CASINO_PLATFORM_TOKENS" in environ:
+            settings["CASINO_PLATFORM_TOKENS"] = _split_tokens(environ["CASINO_PLATFORM_TOKENS"])
         if "CASINO_CORS_ORIGINS" in environ:
             settings["CASINO_CORS_ORIGINS"] = parse_origins(environ["CASINO_CORS_ORIGINS"])
         if environ.get("RATELIMIT_STORAGE_URI"):
@@ -368,6 +373,7 @@ class TestingConfig(BaseConfig):
     # Tests that exercise throttling enable it explicitly.
     RATELIMIT_ENABLED = False
     CASINO_OPERATOR_TOKENS = ["test-operator-token"]
+    CASINO_PLATFORM_TOKENS = ["test-platform-token"]
 
     @classmethod
     def load(cls, environ: Mapping[str, str]) -> dict[str, Any]:
@@ -407,22 +413,23 @@ class ProductionConfig(BaseConfig):
                 "CASINO_SIGNING_PUBLIC_KEY or CASINO_SIGNING_PUBLIC_KEY_FILE (64 hex digits or "
                 "an Ed25519 PEM); the private key (CASINO_SIGNING_KEY) belongs to the sealer only"
             )
-        _refuse_weak_operator_tokens(
-            settings.get("CASINO_OPERATOR_TOKENS", cls.CASINO_OPERATOR_TOKENS)
-        )
+        for name in ("CASINO_OPERATOR_TOKENS", "CASINO_PLATFORM_TOKENS"):
+            _refuse_weak_tokens(name, settings.get(name, getattr(cls, name)))
         return settings
 
 
-def _refuse_weak_operator_tokens(tokens: list[str]) -> None:
+def _refuse_weak_tokens(name: str, tokens: list[str]) -> None:
     from casino.service.auth import split_scope
     from config.token_policy import weakness
 
     for position, entry in enumerate(tokens, start=1):
-        reason = weakness(split_scope(entry)[1])
+        # Operator tokens may be SCOPE:TOKEN; platform tokens are plain.
+        secret = split_scope(entry)[1] if name == "CASINO_OPERATOR_TOKENS" else entry
+        reason = weakness(secret)
         if reason is not None:
             # Which one and why, never the token itself (this ends up in logs).
             raise ConfigError(
-                f"CASINO_OPERATOR_TOKENS: token {position} is guessable ({reason}); use e.g. "
+                f"{name}: token {position} is guessable ({reason}); use e.g. "
                 '`python -c "import secrets; print(secrets.token_urlsafe(32))"`'
             )
 

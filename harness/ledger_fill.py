@@ -395,7 +395,7 @@ def seal(engine: Engine, key: SigningKey) -> int:
     made = 0
     factory = make_session_factory(engine)
     while True:
-        with UnitOfWork(factory) as uow:
+        with UnitOfWork(factory, operator="default") as uow:
             checkpoints = seal_pending(uow, key)
             uow.commit()
         if not checkpoints:

@@ -1,10 +1,12 @@
 """Bearer tokens -> ``Principal`` on ``flask.g``; role, scope and ownership checks for views.
 
 No/invalid token -> 401 ``unauthenticated``; a valid token of the wrong role -> 403
-``forbidden``; an operator token whose scope does not include the operation -> 403
-``insufficient_scope``; a player naming another player's resource -> 404, exactly as if it
-did not exist. Tokens are never logged or echoed. A client address over its failed
-authentication limit is refused (429) before the token costs a database lookup.
+``forbidden`` (a platform token manages operators and does nothing else); an operator token
+whose scope does not include the operation -> 403 ``insufficient_scope``; a player naming
+another player's resource, or an operator another operator's, -> 404, exactly as if it did
+not exist (the unit of work acts for the caller's operator: casino.service.auth). Tokens are
+never logged or echoed. A client address over its failed authentication limit is refused
+(429) before the token costs a database lookup.
 """
 
 from __future__ import annotations
@@ -31,9 +33,11 @@ from casino.service.auth import ADMIN, AUDITOR, SCOPES, SUPPORT, Principal
 from casino.service.errors import Forbidden, NotFound, Unauthenticated
 
 F = TypeVar("F", bound=Callable[..., Any])
-Role = Literal["operator", "player"]
+Role = Literal["operator", "player", "platform"]
 OPERATOR: Role = "operator"
 PLAYER: Role = "player"
+#: The platform: manages operators (docs/operators.md).
+PLATFORM: Role = "platform"
 #: Which operator scopes an operation takes (docs/security.md). Admin takes everything.
 ADMIN_ONLY = (ADMIN,)
 #: Support staff: read players, rounds, sessions, protection; protect; revoke sessions.
@@ -65,7 +69,10 @@ def authenticate_request() -> Principal:
         return cast(Principal, cached)
     token = _bearer_token()
     operator_tokens = current_app.config.get("CASINO_OPERATOR_TOKENS", [])
-    configured = service_auth.is_configured_operator(token, operator_tokens)
+    platform_tokens = current_app.config.get("CASINO_PLATFORM_TOKENS", [])
+    configured = service_auth.is_configured_operator(
+        token, operator_tokens
+    ) or service_auth.is_configured_operator(token, platform_tokens)
     if not configured:
         # Before the database: a blocked address's guesses cost no lookup.
         throttling.refuse_blocked_client(token)
@@ -75,7 +82,12 @@ def authenticate_request() -> Principal:
         # Authentication is each request's first database statement.
         principal = retry_on_disconnect(
             lambda: service_auth.authenticate(
-                request_uow(), token, operator_tokens, idempotency_key=key, now=clock.now()
+                request_uow(),
+                token,
+                operator_tokens,
+                platform_tokens=platform_tokens,
+                idempotency_key=key,
+                now=clock.now(),
             )
         )
     except Unauthenticated as error:

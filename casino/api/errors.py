@@ -185,6 +185,15 @@ _RAISED_CODES = (
     "simulation_not_found",
     "simulations_busy",
     "invalid_age",
+    # service: operators (tenants) and the platform
+    "operator_inactive",
+    "operator_not_found",
+    "duplicate_operator",
+    "invalid_operator_id",
+    "invalid_operator",
+    "invalid_wallet_settings",
+    "table_currency_mismatch",
+    "invalid_operator_session",
     # API layer
     "malformed_json",
     "idempotency_key_required",

@@ -24,8 +24,10 @@ Metrics:
 
 Amounts are counted as floats: exact up to 2^53 minor units per series.
 
-``/metrics`` is for operators: an operator bearer token, or a scrape from an address in
-``CASINO_METRICS_ALLOW`` (IPs or CIDR ranges, comma-separated) without one.
+``/metrics`` is for the platform and operators: a platform or operator bearer token, or a
+scrape from an address in ``CASINO_METRICS_ALLOW`` (IPs or CIDR ranges, comma-separated)
+without one. ``casino_open_rounds`` counts an operator token's own rounds, every operator's
+otherwise; the counters are the deployment's (docs/operators.md).
 """
 
 from __future__ import annotations
@@ -49,7 +51,8 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import Collector
 
-from casino.api.auth import OPERATOR, authenticate_request
+from casino.api.auth import OPERATOR, PLATFORM, authenticate_request
+from casino.api.database import request_uow
 from casino.api.resources._uow import read
 from casino.service.auth import ADMIN
 from casino.service.errors import Forbidden
@@ -187,13 +190,17 @@ def _allowed_without_token() -> bool:
 
 @bp.get("/metrics")
 def metrics() -> Response:
+    every_operator = True  # an allowed scraper, or the platform
     if not _allowed_without_token():
         principal = authenticate_request()
-        if principal.role != OPERATOR:
+        if principal.role not in (OPERATOR, PLATFORM):
             raise Forbidden("Metrics are for operators only.")
-        if principal.scope != ADMIN:
+        if principal.role == OPERATOR and principal.scope != ADMIN:
             # Scrapers read metrics from an allowed address (CASINO_METRICS_ALLOW) instead.
             raise Forbidden("Metrics need an admin operator token.", code="insufficient_scope")
+        every_operator = principal.role == PLATFORM
+    if every_operator:
+        request_uow().all_operators()
     try:
         open_by_currency: dict[str, int] | None = read(open_rounds)
     except SQLAlchemyError:

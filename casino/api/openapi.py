@@ -39,6 +39,7 @@ GENERIC_PROBLEM_CODES = (
     "unauthenticated",
     "session_expired",
     "forbidden",
+    "operator_inactive",
     "insufficient_scope",
     "rate_limited",
     "service_unavailable",
@@ -54,9 +55,14 @@ Casino War with real money, and free-play War variants. Everything is JSON.
 **Roles.** Send `Authorization: Bearer <token>`. *Operators* (tokens configured on the server
 or made by `casino create-operator-token`) create players and tables and move money;
 *players* (the token returned once by `createPlayer`) bet and see only their own resources:
-another player's ids answer 404, exactly like unknown ones. Each operation lists the roles
-that may call it in `x-roles`; a valid token of another role gets 403. Operations without
-`security` (health, readiness, free play, the launch code exchange) need no token.
+another player's ids answer 404, exactly like unknown ones. One deployment serves several
+operators, each seeing only its own players, tables, rounds, ledger and reports: another
+operator's ids answer 404 too. The *platform* (tokens of `CASINO_PLATFORM_TOKENS` or
+`casino create-operator-token --platform`) manages the operators themselves
+(`/operators`) and nothing else. Each operation lists the roles that may call it in
+`x-roles`; a valid token of another role gets 403, and any token of an operator the
+platform deactivated gets 403 `operator_inactive`. Operations without `security` (health,
+readiness, free play, the launch code exchange) need no token.
 
 **Operator scopes.** An operator token has a scope: `admin` (everything operators may do),
 `support` (read players, rounds, game sessions and protection; set protection, suspend,
@@ -94,6 +100,7 @@ names and enum values never change with the language.
 its description) lists the codes that operation itself answers: validation, its refusals and
 its idempotency codes. Besides those, any operation may answer the generic ones:
 `unauthenticated` and `session_expired` (401), `forbidden` (403, a token of the wrong role),
+`operator_inactive` (403, a token of a deactivated operator),
 `insufficient_scope` (403, an operator token of another scope),
 `rate_limited` (429), `service_unavailable` (503), `malformed_json` (400),
 `payload_too_large` (413), `unsupported_media_type` (415) and `request_timeout` (408, a body

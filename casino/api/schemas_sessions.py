@@ -5,7 +5,15 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import validate
 
-from casino.api.fields import Pattern, StrictBoolean, StrictInteger, TableId, Uuid
+from casino.api.fields import (
+    Currency,
+    Pattern,
+    StrictBoolean,
+    StrictInteger,
+    TableId,
+    Text,
+    Uuid,
+)
 from casino.api.schemas import RequestSchema, ResponseSchema
 from casino.service.game_sessions import (
     LANGUAGES,
@@ -13,6 +21,7 @@ from casino.service.game_sessions import (
     MAX_TTL_SECONDS,
     MIN_TTL_SECONDS,
 )
+from casino.service.launch import MAX_OPERATOR_SESSION
 
 
 class GameSessionCreateSchema(RequestSchema):
@@ -107,4 +116,54 @@ class ReissueTokenSchema(RequestSchema):
     revoke_sessions = StrictBoolean(
         load_default=False,
         metadata={"description": "Also end every live game session of the player"},
+    )
+
+
+class OperatorLaunchSchema(RequestSchema):
+    """Launch for the operator's own player reference (``POST /sessions``)."""
+
+    player = Text(
+        200,
+        required=True,
+        metadata={"description": "Your id for the player (its external_ref): made if new"},
+    )
+    currency = Currency(required=True)
+    table_id = TableId(required=True)
+    operator_session = Text(
+        MAX_OPERATOR_SESSION,
+        load_default=None,
+        allow_none=True,
+        metadata={
+            "description": "Your own session token for this player: kept with the session "
+            "and sent back to a seamless wallet as `session` (docs/integration.md)"
+        },
+    )
+    language = ma.fields.String(
+        load_default=None,
+        allow_none=True,
+        validate=validate.OneOf(LANGUAGES),
+        metadata={"description": "The game client's language (default: the browser's)"},
+    )
+    ttl_seconds = StrictInteger(
+        load_default=None,
+        allow_none=True,
+        validate=validate.Range(min=MIN_TTL_SECONDS, max=MAX_TTL_SECONDS),
+        metadata={"description": "Lifetime of the session (default 8 hours)"},
+    )
+
+
+class OperatorLaunchedSchema(GameSessionCreatedSchema):
+    external_ref = ma.fields.String(metadata={"description": "Your id for the player"})
+    currency = ma.fields.String()
+    player_created = ma.fields.Boolean(metadata={"description": "This launch made the player"})
+    launch_url = ma.fields.String(
+        allow_none=True,
+        metadata={
+            "description": "As createGameSession's; null in a replay (Idempotent-Replayed): "
+            "the code is shown once, launch again with a new key"
+        },
+    )
+    launch_code = ma.fields.String(
+        allow_none=True,
+        metadata={"description": "The one-time code in launch_url; null in a replay"},
     )

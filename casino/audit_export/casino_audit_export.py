@@ -14,7 +14,8 @@ can recompute. It checks:
    before it, so a line edited, dropped, inserted or moved breaks the chain there. (Whoever
    edits an export can recompute these digests; they only point at the broken line. What
    protects the content is everything below, which the verifier recomputes itself.)
-2. ``accounts``: every account once, its key consistent with its kind, currency and player.
+2. ``accounts``: every account once, its key consistent with its kind, currency and player
+   (and with the operator the export is of: see ``shared_key``).
 3. ``transactions_balanced``: every transaction has at least two non-zero postings summing
    to zero, to known accounts of its currency, and moves exactly its own player's wallet.
 4. ``running_balances``: along each wallet's chain, ``wallet_balance_after`` is the running
@@ -92,6 +93,8 @@ TRANSACTION_KINDS = ("deposit", "withdrawal", "bet", "stake", "decision", "raise
 ROUND_OPENERS = ("bet", "stake")  # the transaction a round is placed with (its line comes first)
 CASH_KINDS = ("deposit", "withdrawal")  # the transactions that belong to no round
 ACCOUNT_KINDS = ("wallet", "house", "in_play", "cash")
+# The operator whose shared accounts keep the keys from before operators (house:EUR ...).
+DEFAULT_OPERATOR = "default"
 DECIDERS = ("player", "system")  # who made a tie's decision: the player, or the resolver
 AWAITING, SETTLED = "awaiting_decision", "settled"
 EXIT_OK, EXIT_FAILED, EXIT_UNREADABLE = 0, 1, 2
@@ -111,6 +114,15 @@ MAX_EXAMPLES = 10
 
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=True)
 _raw_decode = json.JSONDecoder().raw_decode
+
+
+def shared_key(kind: str, currency: str, operator: str) -> str:
+    """The key of an operator's shared account (house, in_play, cash) in a currency: the
+    operator "default" (and an export that names none) keeps ``<kind>:<currency>``, any other
+    operator's is ``<kind>:<operator>:<currency>``. An export is one operator's books."""
+    if operator == DEFAULT_OPERATOR:
+        return f"{kind}:{currency}"
+    return f"{kind}:{operator}:{currency}"
 
 
 def canonical(document: Any) -> bytes:
@@ -934,6 +946,7 @@ class Verifier:
         self.unchecked: list[str] = []
         self.outside_rounds = 0
         self.order = (-1, -1)  # the last (commit_seq, id) read
+        self.operator = DEFAULT_OPERATOR  # whose books (the header says)
         self.in_play: Counter[str] = Counter()
         self.open_antes: Counter[str] = Counter()
         # The checkpoint chain: what the next checkpoint must continue.
@@ -1029,6 +1042,11 @@ class Verifier:
         if doc["format"] != FORMAT:
             fmt.fail(self.line, f"format {doc['format']!r}: this verifier reads {FORMAT}")
         self.partial = doc["since"] is not None or doc["until"] is not None
+        operator = doc.get("operator", DEFAULT_OPERATOR)
+        if not isinstance(operator, str) or not operator or ":" in operator:
+            fmt.fail(self.line, f"operator {operator!r} is not an operator's id")
+        else:
+            self.operator = operator
         self.to_end = doc["until"] is None
         if doc["scope"] != ("partial" if self.partial else "full"):
             fmt.fail(self.line, "the scope does not match since/until")
@@ -1060,7 +1078,11 @@ class Verifier:
             isinstance(currency, str) and len(currency) == 3 and currency.isalpha()
         ):
             check.fail(self.line, f"account {key}: unknown kind or currency")
-        expected = f"wallet:{player}:{currency}" if kind == "wallet" else f"{kind}:{currency}"
+        expected = (
+            f"wallet:{player}:{currency}"
+            if kind == "wallet"
+            else shared_key(kind, currency, self.operator)
+        )
         if key != expected or (kind == "wallet") != (player is not None):
             check.fail(self.line, f"account key {key} does not match its kind and owner")
         self.accounts[key] = (kind, currency)

@@ -41,10 +41,23 @@ class _Moment(click.ParamType):
     show_default=True,
     help="The file to write (- for standard output); written under FILE.part, then renamed.",
 )
-def export(url: str | None, since: datetime | None, until: datetime | None, output: str) -> None:
-    """Export the ledger for auditors (NDJSON, docs/audit.md): every account, transaction,
-    round, revealed server seed and signed checkpoint, from one snapshot. --since/--until make
-    a partial export. Check it with `casino verify-export FILE`."""
+@click.option(
+    "--operator",
+    "operator",
+    default="default",
+    show_default=True,
+    help="Whose ledger: each operator's export holds its own books and checkpoints only.",
+)
+def export(
+    url: str | None,
+    since: datetime | None,
+    until: datetime | None,
+    output: str,
+    operator: str,
+) -> None:
+    """Export an operator's ledger for auditors (NDJSON, docs/audit.md): every account,
+    transaction, round, revealed server seed and signed checkpoint of it, from one snapshot.
+    --since/--until make a partial export. Check it with `casino verify-export FILE`."""
     from casino.service.errors import ServiceError
     from casino.service.export import export as run
     from casino.service.ledger_reads import check_range
@@ -55,7 +68,7 @@ def export(url: str | None, since: datetime | None, until: datetime | None, outp
         raise click.BadParameter(str(error)) from None
     keys = signing_settings().trusted()
     written = 0
-    with _unit_of_work(url) as uow:
+    with _unit_of_work(url, operator) as uow:
         if output == "-":
             for chunk in run(uow, since=since, until=until, keys=keys):
                 sys.stdout.buffer.write(chunk)

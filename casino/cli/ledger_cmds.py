@@ -77,10 +77,23 @@ def _max_age(text: str | None, values: dict[str, Any]) -> timedelta:
     help="Fail when a transaction is still unsealed this long after it was made, e.g. 10m, "
     "1h (default: CASINO_UNSEALED_MAX_AGE_SECONDS, else 10m).",
 )
-def audit(url: str | None, as_json: bool, since: str | None, unsealed_max_age: str | None) -> None:
+@click.option(
+    "--operator",
+    "operator",
+    default=None,
+    help="Audit this operator's books only (default: every operator's, each on its own).",
+)
+def audit(
+    url: str | None,
+    as_json: bool,
+    since: str | None,
+    unsealed_max_age: str | None,
+    operator: str | None,
+) -> None:
     """Check every invariant of the ledger (docs/ledger.md), its wallet chains and signed
     checkpoints, and replay every round; count the transactions not sealed yet. Exit 1 on any
-    mismatch, or when one has been left unsealed too long (is the sealer running?)."""
+    mismatch, or when one has been left unsealed too long (is the sealer running?). Each
+    operator's books are checked on their own (docs/operators.md)."""
     import json
 
     from casino.cli.report_cmds import parse_instant
@@ -90,7 +103,7 @@ def audit(url: str | None, as_json: bool, since: str | None, unsealed_max_age: s
     signing = signing_settings()
     max_age = _max_age(unsealed_max_age, signing.values)
     rounds_since = None if since is None else parse_instant(since)
-    with _unit_of_work(url) as uow:
+    with _unit_of_work(url, operator, every=operator is None) as uow:
         report = run_audit(
             uow, signing.trusted(), rounds_since=rounds_since, unsealed_max_age=max_age
         )
@@ -126,20 +139,23 @@ def audit(url: str | None, as_json: bool, since: str | None, unsealed_max_age: s
 )
 @click.option("--while-parent", "parent", default=None, type=int, hidden=True)
 def seal(url: str | None, every: float | None, first_use: bool, parent: int | None) -> None:
-    """Seal every committed ledger transaction into signed checkpoints. Idempotent; safe to
-    run from several hosts at once. Needs the private key (CASINO_SIGNING_KEY) and, in
-    production, CASINO_SEALER_STATE, the file where it records the last checkpoint it
-    signed. It refuses (exit 1, nothing signed) when the ledger does not continue that
-    record, or a transaction does not continue its wallet's sealed chain (docs/audit.md)."""
+    """Seal every committed ledger transaction into signed checkpoints, one chain per
+    operator. Idempotent; safe to run from several hosts at once. Needs the private key
+    (CASINO_SIGNING_KEY) and, in production, CASINO_SEALER_STATE, the file where it records
+    the last checkpoint it signed (for each operator: docs/operators.md). It refuses (exit 1,
+    nothing signed) when the ledger does not continue that record, or a transaction does not
+    continue its wallet's sealed chain (docs/audit.md)."""
     import time
 
     import config
     from casino.cli import sealer_metrics
     from casino.ledger.checkpoints import SigningKey
+    from casino.service.operators import operator_ids
     from casino.service.sealing import Sealer, SealRefused
     from casino.store.database import Database
     from casino.store.errors import DBAPIError
     from casino.store.sealer_state import SealerStateError, SealerStateFile
+    from casino.store.tenancy import DEFAULT_OPERATOR
 
     _log_to_stderr()
     signing = signing_settings()
@@ -161,17 +177,24 @@ def seal(url: str | None, every: float | None, first_use: bool, parent: int | No
     try:
         while True:
             try:
-                with database.unit_of_work() as uow:
-                    run = sealer.seal(uow, state, first_use=first_use)
-                if run.first_record and state is not None and run.record is not None:
-                    (log.warning if first_use else log.info)(
-                        "no sealer record in %s before: it now records checkpoint %s%s",
-                        state.path,
-                        run.record.seq,
-                        " (the ledger's checkpoints before it trusted: --init)"
-                        if first_use
-                        else "",
-                    )
+                made = []
+                # Each operator's chain in turn (docs/operators.md), each with its record.
+                with database.unit_of_work() as platform:
+                    operators = operator_ids(platform)
+                for operator in operators:
+                    record = None if state is None else state.for_operator(operator)
+                    with database.unit_of_work(operator) as uow:
+                        run = sealer.seal(uow, record, first_use=first_use)
+                    made += [(operator, checkpoint) for checkpoint in run.made]
+                    if run.first_record and record is not None and run.record is not None:
+                        (log.warning if first_use else log.info)(
+                            "no sealer record in %s before: it now records checkpoint %s%s",
+                            record.path,
+                            run.record.seq,
+                            " (the ledger's checkpoints before it trusted: --init)"
+                            if first_use
+                            else "",
+                        )
             except SealRefused as refusal:
                 log.error("sealer refused to sign (%s): %s", refusal.reason, refusal)
                 sealer_metrics.refused(refusal.reason)
@@ -185,12 +208,12 @@ def seal(url: str | None, every: float | None, first_use: bool, parent: int | No
                     raise click.ClickException(f"the database failed: {error.orig}") from None
                 # A scheduled sealer outlives database restarts: the next run seals it all.
                 click.echo(f"seal failed, retrying in {every:g}s: {error.orig}", err=True)
-                run = None
-            made = [] if run is None else run.made
+                made = []
             sealer_metrics.signed(len(made))
-            for checkpoint in made:
+            for operator, checkpoint in made:
+                whose = "" if operator == DEFAULT_OPERATOR else f"{operator}: "
                 click.echo(
-                    f"checkpoint {checkpoint.seq}: {checkpoint.tx_count} transaction(s), "
+                    f"{whose}checkpoint {checkpoint.seq}: {checkpoint.tx_count} transaction(s), "
                     f"{checkpoint.total_count} in all, root {checkpoint.root[:16]}",
                 )
             if every is None:

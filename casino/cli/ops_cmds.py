@@ -40,12 +40,18 @@ def _url(url: str | None) -> str:
 
 
 @contextmanager
-def _unit_of_work(url: str | None) -> Iterator[UnitOfWork]:
+def _unit_of_work(
+    url: str | None, operator: str | None = "default", *, every: bool = False
+) -> Iterator[UnitOfWork]:
+    """A unit of work acting for ``operator`` (None: for none yet, the platform's own use
+    cases), or with ``every`` reading across every operator."""
     from casino.store.database import Database
 
     database = Database.open(_url(url))
     try:
-        with database.unit_of_work() as uow:
+        with database.unit_of_work(None if every else operator) as uow:
+            if every:
+                uow.all_operators()
             yield uow
     finally:
         database.dispose()
@@ -196,9 +202,28 @@ def launch(
     help="admin: everything; support: players, rounds, sessions, protection, no money; "
     "auditor: the ledger, export, checkpoints, reports, rounds (docs/security.md).",
 )
-def create_operator_token(url: str | None, name: str, expires_in: str | None, scope: str) -> None:
-    """Create an operator bearer token; it is printed once and stored only as a hash."""
+@click.option(
+    "--operator",
+    "operator",
+    default="default",
+    show_default=True,
+    help="The operator the token acts for.",
+)
+@click.option(
+    "--platform", is_flag=True, help="A platform token instead: it manages the operators."
+)
+def create_operator_token(
+    url: str | None,
+    name: str,
+    expires_in: str | None,
+    scope: str,
+    operator: str,
+    platform: bool,
+) -> None:
+    """Create an operator (or platform) bearer token; it is printed once and stored only as
+    a hash."""
     from casino.service.auth import create_operator_token as create
+    from casino.service.operators import get_operator
 
     lifetime = None
     if expires_in is not None:
@@ -208,25 +233,37 @@ def create_operator_token(url: str | None, name: str, expires_in: str | None, sc
             raise click.BadParameter(error.message, param_hint="--expires-in") from None
         if lifetime.total_seconds() <= 0:
             raise click.BadParameter("the lifetime must be positive", param_hint="--expires-in")
-    with _unit_of_work(url) as uow:
-        token = create(uow, name, lifetime, scope)
+    from casino.service.errors import NotFound
+
+    with _unit_of_work(url, None if platform else operator) as uow:
+        if not platform:
+            try:
+                get_operator(uow, operator)
+            except NotFound:
+                raise click.BadParameter(
+                    f"no operator {operator!r}", param_hint="--operator"
+                ) from None
+        token = create(uow, name, lifetime, scope, platform=platform)
         uow.commit()
     click.echo(token)
 
 
 @click.command("list-operator-tokens")
 @_db_option
-def list_operator_tokens(url: str | None) -> None:
-    """List the operator tokens stored in the database: id, name, created, expiry, scope
-    (never the tokens themselves)."""
+@click.option("--operator", "operator", default=None, help="Only this operator's tokens.")
+def list_operator_tokens(url: str | None, operator: str | None) -> None:
+    """List the tokens stored in the database: id, name, created, expiry, the operator it
+    acts for (or "platform") and its scope (never the tokens themselves)."""
     from casino.service.auth import list_operator_tokens as listed
 
-    with _unit_of_work(url) as uow:
+    with _unit_of_work(url, operator, every=operator is None) as uow:
         tokens = listed(uow)
     for token in tokens:
         expires = token.expires_at.isoformat() if token.expires_at else "never"
+        owner = token.operator_id or "platform"
+        scope = "-" if token.operator_id is None else token.scope
         created = token.created_at.isoformat()
-        click.echo(f"{token.id}\t{token.name}\t{created}\texpires {expires}\t{token.scope}")
+        click.echo(f"{token.id}\t{token.name}\t{created}\texpires {expires}\t{owner}\t{scope}")
 
 
 @click.command("revoke-operator-token")
@@ -240,7 +277,7 @@ def revoke_operator_token(url: str | None, token_id: int) -> None:
     from casino.service.auth import revoke_operator_token as revoke
     from casino.service.errors import NotFound
 
-    with _unit_of_work(url) as uow:
+    with _unit_of_work(url, every=True) as uow:
         try:
             revoked = revoke(uow, token_id)
         except NotFound as error:
@@ -261,16 +298,22 @@ def revoke_operator_token(url: str | None, token_id: int) -> None:
 def resolve_stale(url: str | None, older_than: str) -> None:
     """Settle rounds left awaiting a decision: war if the raise is affordable, else
     surrender, recorded as decided by the system."""
+    from casino.service.operators import operator_ids
     from casino.service.rounds import resolve_stale as resolve
 
     age = parse_duration(older_than)
-    with _unit_of_work(url) as uow:
-        rounds = resolve(uow, age)
-        uow.commit()
-    for view in rounds:
-        action = view.decision["action"] if view.decision else "-"
-        click.echo(f"{view.id}  player {view.player_id}  {action}  net {view.net}")
-    click.echo(f"{len(rounds)} round(s) resolved")
+    with _unit_of_work(url, None) as platform:
+        operators = operator_ids(platform)
+    total = 0
+    for operator in operators:  # each operator's rounds in a transaction of its own
+        with _unit_of_work(url, operator) as uow:
+            rounds = resolve(uow, age)
+            uow.commit()
+        for view in rounds:
+            action = view.decision["action"] if view.decision else "-"
+            click.echo(f"{view.id}  {operator}  player {view.player_id}  {action}  net {view.net}")
+        total += len(rounds)
+    click.echo(f"{total} round(s) resolved")
 
 
 @click.command("purge-idempotency")

@@ -137,8 +137,14 @@ def format_report(report: dict[str, Any]) -> str:
 @click.option("--until", default=None, help="To (excluded): a date includes that day.")
 @click.option("--currency", default=None, help="Only this currency (ISO 4217, e.g. EUR).")
 @click.option("--json", "as_json", is_flag=True, help="The API's JSON instead of a table.")
+@click.option("--operator", "operator", default="default", show_default=True, help="Whose tables.")
 def report(
-    url: str | None, since: str | None, until: str | None, currency: str | None, as_json: bool
+    url: str | None,
+    since: str | None,
+    until: str | None,
+    currency: str | None,
+    as_json: bool,
+    operator: str,
 ) -> None:
     """Per table and day: rounds, handle, wins, GGR, hold, RTP against the theoretical RTP
     and its 95 % band; the ante game and the tie bet apart; war / surrender shares."""
@@ -147,7 +153,7 @@ def report(
 
     start = None if since is None else parse_instant(since)
     end = None if until is None else parse_instant(until, end_of_day=True)
-    with _unit_of_work(url) as uow:
+    with _unit_of_work(url, operator) as uow:
         try:
             data = report_json(table_report(uow, since=start, until=end, currency=currency))
         except ServiceError as error:

@@ -18,6 +18,9 @@ pure and needs no database. Checks, each reported on its own:
 - ``checkpoints`` and ``unsealed``: the signed checkpoints, and what they leave unsealed
   (casino.ledger.audit_seals);
 - ``rounds_replay``: every round re-dealt and re-played (casino.ledger.audit_rounds).
+
+Each operator's books are audited on their own (its accounts, transactions, checkpoint chain
+and rounds); ``merge_reports`` puts several operators' audits into one report.
 """
 
 from __future__ import annotations
@@ -53,6 +56,7 @@ __all__ = [
     "TransactionRow",
     "audit_books",
     "format_report",
+    "merge_reports",
     "replay_mismatch",
     "transaction_digest",
 ]
@@ -305,6 +309,32 @@ def audit_books(
         checks=checks,
         sealed=seals.sealed,
         unsealed=seals.unsealed,
+    )
+
+
+def merge_reports(reports: Mapping[str, AuditReport]) -> AuditReport:
+    """The audit of several operators' books (docs/operators.md) as one report: a check
+    passes when it passes for every operator; its detail names each operator's. The report
+    of one operator alone is that operator's report."""
+    if len(reports) == 1:
+        return next(iter(reports.values()))
+    checks = []
+    names = [check.name for check in next(iter(reports.values()), AuditReport(True, [])).checks]
+    for n, name in enumerate(names):
+        found = {operator: report.checks[n] for operator, report in reports.items()}
+        checks.append(
+            CheckResult(
+                name,
+                all(check.ok for check in found.values()),
+                "; ".join(f"{operator}: {check.detail}" for operator, check in found.items()),
+                sum(check.failures for check in found.values()),
+            )
+        )
+    return AuditReport(
+        ok=all(report.ok for report in reports.values()),
+        checks=checks,
+        sealed=sum(report.sealed for report in reports.values()),
+        unsealed=sum(report.unsealed for report in reports.values()),
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from casino.ledger.audit import AuditReport, audit_books
+from casino.ledger.audit import AuditReport, audit_books, merge_reports
 from casino.ledger.checkpoints import TrustedKey, VerifyingKey
 from casino.store.types import utcnow
 from casino.store.uow import UnitOfWork
@@ -21,6 +21,13 @@ def run_audit(
 ) -> AuditReport:
     """Read-only. ``rounds_since`` limits the round replay to recent rounds; the books
     (balances, chains, checkpoints) are always checked whole. A transaction left unsealed
-    longer than ``unsealed_max_age`` fails the audit (the sealer stopped or refuses)."""
-    books = uow.read_books(rounds_since=rounds_since)
-    return audit_books(books, trusted, now=now or utcnow(), unsealed_max_age=unsealed_max_age)
+    longer than ``unsealed_max_age`` fails the audit (the sealer stopped or refuses).
+    Each operator's books are audited on their own: the operator of ``uow``, or every one
+    in all-operators mode (one report)."""
+    moment = now or utcnow()
+    return merge_reports(
+        {
+            operator: audit_books(books, trusted, now=moment, unsealed_max_age=unsealed_max_age)
+            for operator, books in uow.read_books(rounds_since=rounds_since)
+        }
+    )

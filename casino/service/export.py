@@ -106,6 +106,10 @@ def _documents(
         "since": _time(plan.since),
         "until": _time(plan.until),
         "scope": "partial" if plan.partial else "full",
+        # Whose books: an export holds one operator's (docs/operators.md), whose shared
+        # accounts are keyed <kind>:<currency> for "default", <kind>:<operator>:<currency>
+        # for any other.
+        "operator": reads.operator(),
         "keys": [key.to_dict() for key in as_trusted(keys)],
         "specification": "docs/audit.md of the casino project",
     }

@@ -21,6 +21,7 @@ from casino.service.auth import (
     GAME_SESSION_PREFIX,
     LAUNCH_CODE_PREFIX,
     MAX_TOKEN_LENGTH,
+    acting_for,
     hash_token,
     new_token,
 )
@@ -124,8 +125,10 @@ def create_session(
     table_id: str | None = None,
     ttl_seconds: int | None = None,
     language: str | None = None,
+    operator_session: str | None = None,
 ) -> Launch:
-    """A new session for the player (at ``table_id`` if given) and its one-time launch code."""
+    """A new session for the player (at ``table_id`` if given) and its one-time launch code;
+    ``operator_session``: the operator's own session token, kept with it."""
     ttl = _check_ttl(DEFAULT_TTL_SECONDS if ttl_seconds is None else ttl_seconds)
     language = _check_language(language)
     require_player(uow, player_id)
@@ -144,6 +147,7 @@ def create_session(
         language=language,
         created_at=now,
         expires_at=expires_at,
+        operator_session=operator_session,
     )
     return Launch(_view(row), code, code_expires_at)
 
@@ -158,9 +162,11 @@ def exchange(uow: UnitOfWork, code: str, now: datetime) -> tuple[GameSessionView
     ):
         raise Unauthenticated("The launch code is not valid (used, expired or unknown).")
     token = new_token(GAME_SESSION_PREFIX)
-    row = uow.game_sessions.exchange(hash_token(code), hash_token(token), now)
-    if row is None:
+    found = uow.game_sessions.exchange(hash_token(code), hash_token(token), now)
+    if found is None:
         raise Unauthenticated("The launch code is not valid (used, expired or unknown).")
+    row, owner = found
+    acting_for(uow, owner)  # the code is the credential: its operator's, if still active
     return _view(row), token
 
 

@@ -97,3 +97,16 @@ def reissue_player_token(
     uow.players.set_token_hash(player_id, hash_token(token))
     revoked = uow.game_sessions.revoke_player(player_id, uow.now()) if revoke_sessions else 0
     return token, revoked
+
+
+def find_or_create_player(uow: UnitOfWork, external_ref: str) -> tuple[PlayerView, bool]:
+    """The operator's player with this external_ref, made (with its first seeds, and a
+    token nobody is shown) if it does not exist yet; whether it was made now."""
+    found = find_players(uow, external_ref)
+    if found:
+        return found[0], False
+    try:
+        player, _ = create_player(uow, external_ref)
+    except Conflict:  # made meanwhile by another request
+        return find_players(uow, external_ref)[0], False
+    return player, True

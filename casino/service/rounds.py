@@ -29,7 +29,6 @@ from casino.engine.casino_war import (
     replay_round,
 )
 from casino.engine.errors import IllegalAction
-from casino.ledger.accounts import SystemAccounts
 from casino.ledger.errors import InsufficientFunds
 from casino.ledger.settlement import decided_round_legs, opened_round_legs, settled_round_legs
 from casino.ledger.transactions import BET, DECISION, STAKE, link, new_transaction
@@ -132,7 +131,7 @@ def place_bet(
         tie_bet,
     )
     round_id = str(uuid.uuid4())
-    accounts = SystemAccounts(currency)
+    accounts = uow.ledger.system_accounts(currency)
     if game.status is RoundStatus.SETTLED:
         result = game.result
         returned = result.payouts.ante + result.payouts.tie_bet
@@ -287,7 +286,7 @@ def decide(
     risks = {protection.LOSS: raised, protection.WAGER: raised}
     protection.check_limits(claim.limits, risks, now)
     legs = decided_round_legs(
-        SystemAccounts(record.currency),
+        uow.ledger.system_accounts(record.currency),
         claim.wallet.key,
         result.bets.ante,
         result.bets.raise_,

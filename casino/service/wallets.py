@@ -7,7 +7,6 @@ locks the player's wallet row and nothing else.
 
 from __future__ import annotations
 
-from casino.ledger.accounts import SystemAccounts
 from casino.ledger.errors import InsufficientFunds
 from casino.ledger.legs import transfer
 from casino.ledger.transactions import DEPOSIT, WITHDRAWAL, link, new_transaction
@@ -82,7 +81,7 @@ def _move_cash(
         uow.on_conflict(
             LIMIT_GUARD, lambda: protection.find_exceeded(uow, player_id, currency, risks)
         )
-    cash = SystemAccounts(currency).cash
+    cash = uow.ledger.system_accounts(currency).cash
     legs = (
         transfer(cash, wallet.key, amount)
         if kind == DEPOSIT

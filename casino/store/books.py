@@ -3,6 +3,10 @@
 On PostgreSQL the reads share one REPEATABLE READ snapshot, so the audit can run beside live
 traffic without seeing half of a request; on SQLite the transaction holds the database lock,
 with the same effect. Rows are read through Core, not the ORM: an audit reads every row.
+
+Each operator's books are read apart (its accounts, transactions with all their postings,
+checkpoint chain, open stakes and rounds): an operator's ledger must balance on its own, and
+a posting to another operator's account shows as one to an account its books do not know.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from collections.abc import Iterator
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Table, Text, func, select
+from sqlalchemy import Table, Text, and_, func, select
 from sqlalchemy import cast as sql_cast
 from sqlalchemy.orm import Session
 
@@ -25,10 +29,12 @@ from casino.store.models import (
     Account,
     LedgerCheckpoint,
     LedgerTransaction,
+    Player,
     Posting,
     Round,
     ServerSeed,
 )
+from casino.store.operator_models import Operator
 
 _ACCOUNTS = cast(Table, Account.__table__)
 _TRANSACTIONS = cast(Table, LedgerTransaction.__table__)
@@ -36,6 +42,8 @@ _POSTINGS = cast(Table, Posting.__table__)
 _CHECKPOINTS = cast(Table, LedgerCheckpoint.__table__)
 _ROUNDS = cast(Table, Round.__table__)
 _SEEDS = cast(Table, ServerSeed.__table__)
+_PLAYERS = cast(Table, Player.__table__)
+_OPERATORS = cast(Table, Operator.__table__)
 _BATCH = 5_000
 
 
@@ -45,8 +53,14 @@ def begin_snapshot(session: Session) -> None:
         session.connection(execution_options={"isolation_level": "REPEATABLE READ"})
 
 
-def read_books(session: Session, *, rounds_since: datetime | None = None) -> Books:
+def operator_ids(session: Session) -> list[str]:
+    return [str(i) for i in session.scalars(select(_OPERATORS.c.id).order_by(_OPERATORS.c.id))]
+
+
+def read_books(session: Session, operator: str, *, rounds_since: datetime | None = None) -> Books:
+    """``operator``'s books (call ``begin_snapshot`` first to read several in one snapshot)."""
     begin_snapshot(session)
+    t = _TRANSACTIONS
     accounts = {
         int(row.id): AccountRow(
             id=int(row.id),
@@ -58,15 +72,21 @@ def read_books(session: Session, *, rounds_since: datetime | None = None) -> Boo
             chain_length=int(row.chain_length),
             chain_hash=row.chain_hash,
         )
-        for row in session.execute(select(_ACCOUNTS))
+        for row in session.execute(select(_ACCOUNTS).where(_ACCOUNTS.c.operator_id == operator))
     }
+    # Every posting of the operator's transactions, and those of no transaction at all that
+    # post to one of its accounts (``orphan_postings``).
+    p = _POSTINGS
+    legs = select(p.c.transaction_id, p.c.leg, p.c.account_id, p.c.amount)
+    mine = legs.join(t, and_(t.c.id == p.c.transaction_id, t.c.operator_id == operator))
+    orphans = legs.join(
+        _ACCOUNTS, and_(_ACCOUNTS.c.id == p.c.account_id, _ACCOUNTS.c.operator_id == operator)
+    ).where(~select(t.c.id).where(t.c.id == p.c.transaction_id).exists())
     postings: dict[int, list[tuple[int, int, int]]] = defaultdict(list)
-    for tx_id, leg, account_id, amount in session.execute(
-        select(
-            _POSTINGS.c.transaction_id, _POSTINGS.c.leg, _POSTINGS.c.account_id, _POSTINGS.c.amount
-        ).order_by(_POSTINGS.c.transaction_id, _POSTINGS.c.leg)
-    ):
-        postings[int(tx_id)].append((int(leg), int(account_id), int(amount)))
+    for query in (mine, orphans):
+        rows = session.execute(query.order_by(p.c.transaction_id, p.c.leg))
+        for tx_id, leg, account_id, amount in rows:
+            postings[int(tx_id)].append((int(leg), int(account_id), int(amount)))
     transactions = [
         TransactionRow(
             id=int(row.id),
@@ -84,17 +104,21 @@ def read_books(session: Session, *, rounds_since: datetime | None = None) -> Boo
             commit_seq=int(row.commit_seq),
             postings=postings.pop(int(row.id), []),
         )
-        for row in session.execute(select(_TRANSACTIONS).order_by(_TRANSACTIONS.c.id))
+        for row in session.execute(select(t).where(t.c.operator_id == operator).order_by(t.c.id))
     ]
     checkpoints = [
         checkpoint_of(row)
-        for row in session.execute(select(_CHECKPOINTS).order_by(_CHECKPOINTS.c.seq))
+        for row in session.execute(
+            select(_CHECKPOINTS)
+            .where(_CHECKPOINTS.c.operator_id == operator)
+            .order_by(_CHECKPOINTS.c.seq)
+        )
     ]
     open_stakes = {
         str(currency): int(total)
         for currency, total in session.execute(
             select(_ROUNDS.c.currency, func.sum(_ROUNDS.c.ante))
-            .where(_ROUNDS.c.status == AWAITING_DECISION)
+            .where(_ROUNDS.c.status == AWAITING_DECISION, _ROUNDS.c.operator_id == operator)
             .group_by(_ROUNDS.c.currency)
         )
     }
@@ -103,7 +127,7 @@ def read_books(session: Session, *, rounds_since: datetime | None = None) -> Boo
         open_stakes=open_stakes,
         transactions=transactions,
         checkpoints=checkpoints,
-        rounds=_rounds(session, rounds_since),
+        rounds=_rounds(session, operator, rounds_since),
         rounds_since=rounds_since,
         orphan_postings=sorted(postings),
     )
@@ -114,16 +138,28 @@ def read_books(session: Session, *, rounds_since: datetime | None = None) -> Boo
 _ROUND_COLUMNS = [
     column if column.name not in ("rules", "war") else sql_cast(column, Text).label(column.name)
     for column in _ROUNDS.columns
-    if column.name not in ("created_at", "settled_at", "decided_by", "balance_after")
+    if column.name not in ("created_at", "settled_at", "decided_by", "balance_after", "operator_id")
 ]
 
 
-def _rounds(session: Session, since: datetime | None) -> Iterator[RoundRowForAudit]:
-    """Every round with its server seed, streamed in batches (an audit may replay millions).
-    Rounds before ``since`` are left out of the replay; the books checks stay whole."""
-    seeds = {int(i): bytes(s) for i, s in session.execute(select(_SEEDS.c.id, _SEEDS.c.seed))}
+def _rounds(session: Session, operator: str, since: datetime | None) -> Iterator[RoundRowForAudit]:
+    """Every round of the operator with its server seed, streamed in batches (an audit may
+    replay millions). Rounds before ``since`` are left out of the replay; the books checks
+    stay whole."""
+    seeds = {
+        int(i): bytes(s)
+        for i, s in session.execute(
+            select(_SEEDS.c.id, _SEEDS.c.seed)
+            .join(_PLAYERS, _PLAYERS.c.id == _SEEDS.c.player_id)
+            .where(_PLAYERS.c.operator_id == operator)
+        )
+    }
     rules: dict[str, TableRules] = {}
-    query = select(*_ROUND_COLUMNS).order_by(_ROUNDS.c.created_at, _ROUNDS.c.id)
+    query = (
+        select(*_ROUND_COLUMNS)
+        .where(_ROUNDS.c.operator_id == operator)
+        .order_by(_ROUNDS.c.created_at, _ROUNDS.c.id)
+    )
     if since is not None:
         query = query.where(_ROUNDS.c.created_at >= since)
     result = session.execute(query.execution_options(yield_per=_BATCH))

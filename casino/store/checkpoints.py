@@ -13,6 +13,10 @@ checkpoint may seal. Each transaction carries ``commit_seq``:
 Two sealers racing (two hosts) both compute the same next ``seq``; the checkpoint's primary
 key lets one insert it and the other finds it taken (PostgreSQL also tries an advisory lock
 first, so the loser usually does no work at all).
+
+Each operator has a chain of its own: everything here reads and writes the checkpoints and
+transactions of the operator the unit of work acts for (casino.store.tenancy); the commit
+order is the database's, shared, so the horizon is too.
 """
 
 from __future__ import annotations
@@ -35,8 +39,8 @@ _CHECKPOINTS = cast(Table, LedgerCheckpoint.__table__)
 _TRANSACTIONS = cast(Table, LedgerTransaction.__table__)
 _POSTINGS = cast(Table, Posting.__table__)
 _ACCOUNTS = cast(Table, Account.__table__)
-# Any constant will do, as long as only the sealer takes it.
-_SEALER_LOCK = "SELECT pg_try_advisory_xact_lock(7386923465417730)"
+# One lock per operator's chain; the seed keeps it apart from other advisory locks.
+_SEALER_LOCK = "SELECT pg_try_advisory_xact_lock(hashtextextended(%(operator)s, 7386923465417730))"
 # The snapshot's bounds and the transactions it saw running (all databases of the cluster),
 # and whether this role may see every session's transaction id in pg_stat_activity.
 _SNAPSHOT = """
@@ -87,10 +91,16 @@ def checkpoint_of(row: Any) -> Checkpoint:
 
 
 class CheckpointStore(Repository):
+    def _mine(self, table: Table) -> Any:
+        """Rows of ``table`` of the operator's chain (one operator: raises without one)."""
+        return table.c.operator_id == self.operator_id
+
     def try_lock(self) -> bool:
-        """Whether this unit of work may seal now (another sealer holds it otherwise)."""
+        """Whether this unit of work may seal the operator's chain now (another sealer
+        holds it otherwise)."""
+        operator = self.operator_id
         if self.postgres:
-            return bool(direct.execute(self.session, _SEALER_LOCK, {})[0][0])
+            return bool(direct.execute(self.session, _SEALER_LOCK, {"operator": operator})[0][0])
         return True  # the write lock of this transaction serialises sealers already
 
     def horizon(self) -> int:
@@ -110,12 +120,16 @@ class CheckpointStore(Repository):
             here = {int(x) for (x,) in direct.execute(self.session, _RUNNING_HERE, {})}
             mine = [int(x) for x in running if int(x) % 2**32 in here]
             return min([int(xmax), *mine])
-        last = self.session.execute(select(func.max(_TRANSACTIONS.c.commit_seq))).scalar()
+        # SQLite: commit_seq is the row id, the primary key's maximum.
+        last = self.session.execute(select(func.max(_TRANSACTIONS.c.id))).scalar()
         return int(last or 0) + 1
 
     def last(self) -> Checkpoint | None:
         row = self.session.execute(
-            select(_CHECKPOINTS).order_by(_CHECKPOINTS.c.seq.desc()).limit(1)
+            select(_CHECKPOINTS)
+            .where(self._mine(_CHECKPOINTS))
+            .order_by(_CHECKPOINTS.c.seq.desc())
+            .limit(1)
         ).one_or_none()
         return None if row is None else checkpoint_of(row)
 
@@ -124,7 +138,11 @@ class CheckpointStore(Repository):
         about ``most`` transactions (never splitting one database transaction's rows)."""
         beyond = self.session.execute(
             select(_TRANSACTIONS.c.commit_seq)
-            .where(_TRANSACTIONS.c.commit_seq >= commit_from, _TRANSACTIONS.c.commit_seq < horizon)
+            .where(
+                self._mine(_TRANSACTIONS),
+                _TRANSACTIONS.c.commit_seq >= commit_from,
+                _TRANSACTIONS.c.commit_seq < horizon,
+            )
             .order_by(_TRANSACTIONS.c.commit_seq)
             .offset(most)
             .limit(1)
@@ -138,7 +156,9 @@ class CheckpointStore(Repository):
         rows = self.session.execute(
             select(_TRANSACTIONS.c.id, _TRANSACTIONS.c.hash)
             .where(
-                _TRANSACTIONS.c.commit_seq >= commit_from, _TRANSACTIONS.c.commit_seq < commit_to
+                self._mine(_TRANSACTIONS),
+                _TRANSACTIONS.c.commit_seq >= commit_from,
+                _TRANSACTIONS.c.commit_seq < commit_to,
             )
             .order_by(_TRANSACTIONS.c.commit_seq, _TRANSACTIONS.c.id)
         )
@@ -152,6 +172,7 @@ class CheckpointStore(Repository):
             .join(_TRANSACTIONS, _TRANSACTIONS.c.id == _POSTINGS.c.transaction_id)
             .join(_ACCOUNTS, _ACCOUNTS.c.id == _POSTINGS.c.account_id)
             .where(
+                self._mine(_TRANSACTIONS),
                 _TRANSACTIONS.c.commit_seq >= commit_from,
                 _TRANSACTIONS.c.commit_seq < commit_to,
                 _ACCOUNTS.c.kind != WALLET,
@@ -163,6 +184,7 @@ class CheckpointStore(Repository):
     def add(self, checkpoint: Checkpoint) -> bool:
         """Insert the checkpoint; False if another sealer took its place first."""
         values = {
+            "operator_id": self.operator_id,
             "seq": checkpoint.seq,
             "commit_from": checkpoint.commit_from,
             "commit_to": checkpoint.commit_to,
@@ -186,7 +208,7 @@ class CheckpointStore(Repository):
     def page(self, after_seq: int, limit: int) -> list[Checkpoint]:
         rows = self.session.execute(
             select(_CHECKPOINTS)
-            .where(_CHECKPOINTS.c.seq > after_seq)
+            .where(self._mine(_CHECKPOINTS), _CHECKPOINTS.c.seq > after_seq)
             .order_by(_CHECKPOINTS.c.seq)
             .limit(limit)
         )
@@ -194,26 +216,24 @@ class CheckpointStore(Repository):
 
     def get(self, seq: int) -> Checkpoint | None:
         row = self.session.execute(
-            select(_CHECKPOINTS).where(_CHECKPOINTS.c.seq == seq)
+            select(_CHECKPOINTS).where(self._mine(_CHECKPOINTS), _CHECKPOINTS.c.seq == seq)
         ).one_or_none()
         return None if row is None else checkpoint_of(row)
 
     def sealing(self, tx_id: int) -> Checkpoint | None:
         """The checkpoint that sealed transaction ``tx_id``, if one has."""
         commit_seq = self.session.execute(
-            select(_TRANSACTIONS.c.commit_seq).where(_TRANSACTIONS.c.id == tx_id)
+            select(_TRANSACTIONS.c.commit_seq).where(
+                self._mine(_TRANSACTIONS), _TRANSACTIONS.c.id == tx_id
+            )
         ).scalar()
         if commit_seq is None:
             return None
-        row = self.session.execute(
-            select(_CHECKPOINTS).where(
-                _CHECKPOINTS.c.commit_from <= commit_seq, _CHECKPOINTS.c.commit_to > commit_seq
-            )
-        ).one_or_none()
-        return None if row is None else checkpoint_of(row)
+        return self.covering(int(commit_seq))
 
     def all(self) -> Iterator[Checkpoint]:
-        for row in self.session.execute(select(_CHECKPOINTS).order_by(_CHECKPOINTS.c.seq)):
+        query = select(_CHECKPOINTS).where(self._mine(_CHECKPOINTS)).order_by(_CHECKPOINTS.c.seq)
+        for row in self.session.execute(query):
             yield checkpoint_of(row)
 
     # --- what the sealer checks before it signs (casino.service.sealing) ----------------
@@ -224,7 +244,7 @@ class CheckpointStore(Repository):
         t = _TRANSACTIONS
         query = (
             select(t.c.id, t.c.wallet_id, t.c.wallet_seq, t.c.prev_hash, t.c.hash, t.c.commit_seq)
-            .where(t.c.commit_seq >= commit_from, t.c.commit_seq < commit_to)
+            .where(self._mine(t), t.c.commit_seq >= commit_from, t.c.commit_seq < commit_to)
             .order_by(t.c.commit_seq, t.c.id)
         )
         for row in self.session.execute(query.execution_options(yield_per=_ROWS)):
@@ -242,6 +262,7 @@ class CheckpointStore(Repository):
             query = (
                 whole_transactions()
                 .where(
+                    self._mine(t),
                     t.c.commit_seq < sealed_until,
                     or_(*(and_(t.c.wallet_id == w, t.c.wallet_seq >= seq) for w, seq in chunk)),
                 )
@@ -255,7 +276,7 @@ class CheckpointStore(Repository):
         t = _TRANSACTIONS
         query = (
             whole_transactions()
-            .where(t.c.wallet_id == wallet_id, t.c.wallet_seq == seq)
+            .where(self._mine(t), t.c.wallet_id == wallet_id, t.c.wallet_seq == seq)
             .order_by(t.c.id, legs_in_order)
         )
         return next(grouped(self.session.execute(query)), None)
@@ -264,7 +285,9 @@ class CheckpointStore(Repository):
         """The checkpoint whose range holds ``commit_seq``, if one does."""
         row = self.session.execute(
             select(_CHECKPOINTS).where(
-                _CHECKPOINTS.c.commit_from <= commit_seq, _CHECKPOINTS.c.commit_to > commit_seq
+                self._mine(_CHECKPOINTS),
+                _CHECKPOINTS.c.commit_from <= commit_seq,
+                _CHECKPOINTS.c.commit_to > commit_seq,
             )
         ).one_or_none()
         return None if row is None else checkpoint_of(row)

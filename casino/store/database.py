@@ -40,9 +40,12 @@ class Database:
             currencies=frozenset(currencies or DEFAULT_CURRENCIES),
         )
 
-    def unit_of_work(self) -> UnitOfWork:
-        """A fresh, not yet entered unit of work."""
-        return UnitOfWork(self.session_factory, clock=self.clock, currencies=self.currencies)
+    def unit_of_work(self, operator: str | None = None) -> UnitOfWork:
+        """A fresh, not yet entered unit of work, acting for ``operator`` if given (else for
+        whom authentication, or ``all_operators``, says)."""
+        return UnitOfWork(
+            self.session_factory, clock=self.clock, currencies=self.currencies, operator=operator
+        )
 
     def ping(self) -> None:
         """The database can serve a bet now (``casino.store.health``), or this raises."""

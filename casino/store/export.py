@@ -14,6 +14,9 @@ the checkpoints sealing them can still be checked, it also reads the other trans
 those checkpoints sealed (the exporter writes them as bare leaves) and the checkpoint just
 before them (the anchor); and each wallet's chain state just before its first transaction in
 the range (its opening).
+
+An export is one operator's (casino.store.tenancy): its accounts, transactions, rounds, seeds
+and chain of checkpoints, nothing of another operator's, so that it verifies on its own.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from casino.store.models import (
     Account,
     LedgerCheckpoint,
     LedgerTransaction,
+    Player,
     Posting,
     Round,
     ServerSeed,
@@ -48,6 +52,7 @@ _POSTINGS = cast(Table, Posting.__table__)
 _CHECKPOINTS = cast(Table, LedgerCheckpoint.__table__)
 _ROUNDS = cast(Table, Round.__table__)
 _SEEDS = cast(Table, ServerSeed.__table__)
+_PLAYERS = cast(Table, Player.__table__)
 #: Rows fetched per round trip from a server-side cursor.
 BATCH = 2_000
 _CHECKPOINT_PAGE = 500
@@ -106,22 +111,25 @@ def _created_in(table: Table, since: datetime | None, until: datetime | None) ->
     return condition
 
 
-def plan(session: Session, since: datetime | None, until: datetime | None) -> Plan:
+def plan(session: Session, operator: str, since: datetime | None, until: datetime | None) -> Plan:
     if since is None and until is None:
         return Plan(None, None)
-    in_range = _created_in(_TRANSACTIONS, since, until)
+    in_range = and_(
+        _TRANSACTIONS.c.operator_id == operator, _created_in(_TRANSACTIONS, since, until)
+    )
     low, high = session.execute(
         select(func.min(_TRANSACTIONS.c.commit_seq), func.max(_TRANSACTIONS.c.commit_seq)).where(
             in_range
         )
     ).one()
+    chain = _CHECKPOINTS.c.operator_id == operator
     if low is None:
         # Nothing in the range: no transaction rows, no checkpoints (seq 1 to 0).
         return Plan(since, until, first_seq=1, last_seq=0, transactions=False)
     low, high = int(low), int(high)
     first = _one_checkpoint(
         select(_CHECKPOINTS)
-        .where(_CHECKPOINTS.c.commit_to > low)
+        .where(chain, _CHECKPOINTS.c.commit_to > low)
         .order_by(_CHECKPOINTS.c.seq)
         .limit(1),
         session,
@@ -129,12 +137,13 @@ def plan(session: Session, since: datetime | None, until: datetime | None) -> Pl
     if first is None:
         # Nothing in the range is sealed yet: the last checkpoint is where the chain stands.
         anchor = _one_checkpoint(
-            select(_CHECKPOINTS).order_by(_CHECKPOINTS.c.seq.desc()).limit(1), session
+            select(_CHECKPOINTS).where(chain).order_by(_CHECKPOINTS.c.seq.desc()).limit(1),
+            session,
         )
         return Plan(since, until, lo=low, hi=high + 1, anchor=anchor, first_seq=1, last_seq=0)
     last = _one_checkpoint(
         select(_CHECKPOINTS)
-        .where(_CHECKPOINTS.c.commit_from <= high)
+        .where(chain, _CHECKPOINTS.c.commit_from <= high)
         .order_by(_CHECKPOINTS.c.seq.desc())
         .limit(1),
         session,
@@ -143,7 +152,7 @@ def plan(session: Session, since: datetime | None, until: datetime | None) -> Pl
     anchor = None
     if first.seq > 1:
         anchor = _one_checkpoint(
-            select(_CHECKPOINTS).where(_CHECKPOINTS.c.seq == first.seq - 1), session
+            select(_CHECKPOINTS).where(chain, _CHECKPOINTS.c.seq == first.seq - 1), session
         )
     return Plan(
         since,
@@ -183,18 +192,19 @@ class AccountRecord:
     opening: WalletState | None  # a partial export's wallets: the chain before the range
 
 
-def accounts(session: Session, export: Plan) -> Iterator[AccountRecord]:
+def accounts(session: Session, operator: str, export: Plan) -> Iterator[AccountRecord]:
     """Every account, in id order; wallets with their heads (and, in a partial export, the
     state of their chains just before their first transaction in the range)."""
     a = _ACCOUNTS
     columns: list[Any] = [a]
     query: Any
     if export.partial and export.transactions:
-        openings = _openings(export)
+        openings = _openings(operator, export)
         columns += [openings.c.length, openings.c.prev_hash, openings.c.balance_before]
         query = select(*columns).outerjoin(openings, openings.c.wallet_id == a.c.id)
     else:
         query = select(*columns)
+    query = query.where(a.c.operator_id == operator)
     for row in session.execute(query.order_by(a.c.id).execution_options(yield_per=BATCH)):
         m: Any = row._mapping
         wallet = m["kind"] == WALLET
@@ -214,13 +224,13 @@ def accounts(session: Session, export: Plan) -> Iterator[AccountRecord]:
         )
 
 
-def _openings(export: Plan) -> Any:
+def _openings(operator: str, export: Plan) -> Any:
     """Per wallet, where its chain stood before its first transaction in the range: that
     transaction's previous link, position, and balance before its own postings."""
     t = _TRANSACTIONS
     firsts = (
         select(t.c.wallet_id, func.min(t.c.wallet_seq).label("seq"))
-        .where(_created_in(t, export.since, export.until))
+        .where(t.c.operator_id == operator, _created_in(t, export.since, export.until))
         .group_by(t.c.wallet_id)
         .subquery()
     )
@@ -260,14 +270,16 @@ class SeedRecord:
     revealed_at: datetime | None
 
 
-def seeds(session: Session, export: Plan) -> Iterator[SeedRecord]:
-    """The server seeds of the exported rounds (every seed in a full export), in id order.
-    An active seed's value never leaves here: only its commitment."""
+def seeds(session: Session, operator: str, export: Plan) -> Iterator[SeedRecord]:
+    """The server seeds of the exported rounds (every seed of the operator's players in a
+    full export), in id order. An active seed's value never leaves here: only its
+    commitment."""
     s = _SEEDS
-    query = select(s)
+    players = select(_PLAYERS.c.id).where(_PLAYERS.c.operator_id == operator)
+    query = select(s).where(s.c.player_id.in_(players))
     if export.partial:
         used = select(_ROUNDS.c.server_seed_id).where(
-            _created_in(_ROUNDS, export.since, export.until)
+            _ROUNDS.c.operator_id == operator, _created_in(_ROUNDS, export.since, export.until)
         )
         query = query.where(s.c.id.in_(used))
     for row in session.execute(query.order_by(s.c.id).execution_options(yield_per=BATCH)):
@@ -288,11 +300,11 @@ def seeds(session: Session, export: Plan) -> Iterator[SeedRecord]:
 # --- transactions, rounds, checkpoints -------------------------------------------------
 
 
-def transactions(session: Session, export: Plan) -> Iterator[TransactionRecord]:
+def transactions(session: Session, operator: str, export: Plan) -> Iterator[TransactionRecord]:
     """The transaction rows of the export in commit order (commit_seq, then id), each with
     its postings (account keys; None for an account that does not exist)."""
     t = _TRANSACTIONS
-    query = whole_transactions()
+    query = whole_transactions().where(t.c.operator_id == operator)
     if export.lo is not None:
         query = query.where(t.c.commit_seq >= export.lo)
     if export.hi is not None:
@@ -312,7 +324,7 @@ class RoundExport:
     opener_id: int | None = None
 
 
-def _round_exports(session: Session, query: Any) -> list[RoundExport]:
+def _round_exports(session: Session, operator: str, query: Any) -> list[RoundExport]:
     rows = session.execute(
         query.add_columns(_SEEDS.c.seed_hash).join(_SEEDS, _SEEDS.c.id == _ROUNDS.c.server_seed_id)
     ).all()
@@ -327,7 +339,10 @@ def _round_exports(session: Session, query: Any) -> list[RoundExport]:
     openers: dict[str, int] = {}
     found = session.execute(
         select(_TRANSACTIONS.c.round_id, _TRANSACTIONS.c.id, _TRANSACTIONS.c.kind)
-        .where(_TRANSACTIONS.c.round_id.in_([record.id for record, _ in records]))
+        .where(
+            _TRANSACTIONS.c.operator_id == operator,
+            _TRANSACTIONS.c.round_id.in_([record.id for record, _ in records]),
+        )
         .order_by(_TRANSACTIONS.c.round_id, _TRANSACTIONS.c.id)
     )
     for round_id, tx_id, kind in found:
@@ -340,15 +355,17 @@ def _round_exports(session: Session, query: Any) -> list[RoundExport]:
     ]
 
 
-def rounds(session: Session, round_ids: Sequence[str]) -> dict[str, RoundExport]:
-    """The rounds of these ids (those that exist), with their transactions."""
+def rounds(session: Session, operator: str, round_ids: Sequence[str]) -> dict[str, RoundExport]:
+    """The rounds of these ids (those of the operator that exist), with their transactions."""
     if not round_ids:
         return {}
-    query = select(_ROUNDS).where(_ROUNDS.c.id.in_(list(round_ids)))
-    return {found.round.id: found for found in _round_exports(session, query)}
+    query = select(_ROUNDS).where(
+        _ROUNDS.c.operator_id == operator, _ROUNDS.c.id.in_(list(round_ids))
+    )
+    return {found.round.id: found for found in _round_exports(session, operator, query)}
 
 
-def unplaced_rounds(session: Session, export: Plan) -> Iterator[RoundExport]:
+def unplaced_rounds(session: Session, operator: str, export: Plan) -> Iterator[RoundExport]:
     """Rounds of the range that no bet or stake transaction placed (the books are broken:
     the export still shows them, so the verifier can say so), in creation order."""
     placed = exists().where(
@@ -356,7 +373,11 @@ def unplaced_rounds(session: Session, export: Plan) -> Iterator[RoundExport]:
     )
     query = (
         select(_ROUNDS)
-        .where(_created_in(_ROUNDS, export.since, export.until), ~placed)
+        .where(
+            _ROUNDS.c.operator_id == operator,
+            _created_in(_ROUNDS, export.since, export.until),
+            ~placed,
+        )
         .order_by(_ROUNDS.c.created_at, _ROUNDS.c.id)
     )
     after: tuple[datetime, str] | None = None
@@ -367,7 +388,7 @@ def unplaced_rounds(session: Session, export: Plan) -> Iterator[RoundExport]:
                 (_ROUNDS.c.created_at > after[0])
                 | ((_ROUNDS.c.created_at == after[0]) & (_ROUNDS.c.id > after[1]))
             )
-        found = _round_exports(session, page.limit(_CHECKPOINT_PAGE))
+        found = _round_exports(session, operator, page.limit(_CHECKPOINT_PAGE))
         yield from found
         if len(found) < _CHECKPOINT_PAGE:
             return
@@ -375,11 +396,13 @@ def unplaced_rounds(session: Session, export: Plan) -> Iterator[RoundExport]:
         after = (last.created_at, last.id)
 
 
-def checkpoints(session: Session, export: Plan) -> Iterator[Checkpoint]:
+def checkpoints(session: Session, operator: str, export: Plan) -> Iterator[Checkpoint]:
     """The checkpoints of the export in sequence order, a page at a time."""
     after = 0 if export.first_seq is None else export.first_seq - 1
     while True:
-        query = select(_CHECKPOINTS).where(_CHECKPOINTS.c.seq > after)
+        query = select(_CHECKPOINTS).where(
+            _CHECKPOINTS.c.operator_id == operator, _CHECKPOINTS.c.seq > after
+        )
         if export.last_seq is not None:
             query = query.where(_CHECKPOINTS.c.seq <= export.last_seq)
         page = [
@@ -399,23 +422,27 @@ class ExportStore(Repository):
     def begin(self) -> None:
         begin(self.session)
 
+    def operator(self) -> str:
+        """Whose export this is (the one operator the unit of work acts for)."""
+        return self.operator_id
+
     def plan(self, since: datetime | None, until: datetime | None) -> Plan:
-        return plan(self.session, since, until)
+        return plan(self.session, self.operator_id, since, until)
 
     def accounts(self, export: Plan) -> Iterator[AccountRecord]:
-        return accounts(self.session, export)
+        return accounts(self.session, self.operator_id, export)
 
     def seeds(self, export: Plan) -> Iterator[SeedRecord]:
-        return seeds(self.session, export)
+        return seeds(self.session, self.operator_id, export)
 
     def transactions(self, export: Plan) -> Iterator[TransactionRecord]:
-        return transactions(self.session, export)
+        return transactions(self.session, self.operator_id, export)
 
     def rounds(self, round_ids: Sequence[str]) -> dict[str, RoundExport]:
-        return rounds(self.session, round_ids)
+        return rounds(self.session, self.operator_id, round_ids)
 
     def unplaced_rounds(self, export: Plan) -> Iterator[RoundExport]:
-        return unplaced_rounds(self.session, export)
+        return unplaced_rounds(self.session, self.operator_id, export)
 
     def checkpoints(self, export: Plan) -> Iterator[Checkpoint]:
-        return checkpoints(self.session, export)
+        return checkpoints(self.session, self.operator_id, export)

@@ -17,12 +17,15 @@ from sqlalchemy.orm import Session
 
 from casino.store import direct
 from casino.store.models import IdempotencyRecord, Player
-from casino.store.records import StoredResponseRecord
+from casino.store.operator_models import Operator
+from casino.store.records import StoredResponseRecord, TokenOwner
 from casino.store.repository import Repository
+from casino.store.tenancy import Tenancy
 from casino.store.writes import PendingWrites
 
 _RECORDS = cast(Table, IdempotencyRecord.__table__)
 _PLAYERS = cast(Table, Player.__table__)
+_OPERATORS = cast(Table, Operator.__table__)
 
 # One round trip on PostgreSQL: the lock and the lookup. Should the first request commit
 # between this statement's snapshot and the lock, the lookup misses its record; the request
@@ -37,17 +40,18 @@ _LOCK_AND_LOOKUP = (
     "FROM (SELECT 1) AS one "
     "LEFT JOIN idempotency_records AS r ON r.caller = %(caller)s AND r.key = %(key)s"
 )
-# A player found by token hash and the above for its key, in the request's first round trip.
+# A player found by token hash (with its operator) and the above for its key, in the
+# request's first round trip.
 # The record's caller comes from a scalar subquery, not from the joined row: joined, the
 # planner could match the key alone and filter on the caller afterwards, and with statistics
 # from a near-empty table it chose a sequential scan of every record, once per bet, for as
 # long as the cached plan lived. As a constant, both primary key columns are the index
 # condition whatever the statistics say.
 _PLAYER_AND_KEY = (
-    "SELECT p.id, pg_try_advisory_xact_lock("
+    "SELECT p.id, p.operator_id, o.active, pg_try_advisory_xact_lock("
     + _LOCK_ID.format(caller="%(prefix)s || p.id")
     + "), r.fingerprint, r.status, r.body "
-    "FROM players AS p "
+    "FROM players AS p JOIN operators AS o ON o.id = p.operator_id "
     "LEFT JOIN idempotency_records AS r ON r.caller = %(prefix)s || "
     "(SELECT q.id FROM players AS q WHERE q.token_hash = %(digest)s) AND r.key = %(key)s "
     "WHERE p.token_hash = %(digest)s"
@@ -72,8 +76,12 @@ def _stored(row: Any) -> StoredResponseRecord | None:
 
 
 class IdempotencyStore(Repository):
-    def __init__(self, session: Any, postgres: bool, writes: PendingWrites) -> None:
-        super().__init__(session, postgres)
+    """Not tenant-owned: a caller (a token's subject) is one operator's already."""
+
+    def __init__(
+        self, session: Any, postgres: bool, writes: PendingWrites, tenancy: Tenancy | None = None
+    ) -> None:
+        super().__init__(session, postgres, tenancy)
         self._writes = writes
 
     def lock_and_lookup(self, caller: str, key: str) -> Lookup:
@@ -92,23 +100,28 @@ class IdempotencyStore(Repository):
         ).one_or_none()
         return Lookup(True, None if row is None else _stored(tuple(row)))
 
-    def player_and_key(self, token_digest: str, prefix: str, key: str) -> str | None:
-        """The id of the player whose token has this hash. On PostgreSQL the same round trip
-        also takes the lock and looks up the record ``lock_and_lookup`` will need for the
-        caller ``prefix + id`` and ``key``."""
+    def player_and_key(self, token_digest: str, prefix: str, key: str) -> TokenOwner | None:
+        """Authentication: the player whose token has this hash, with its operator. On
+        PostgreSQL the same round trip also takes the lock and looks up the record
+        ``lock_and_lookup`` will need for the caller ``prefix + id`` and ``key``."""
         if not self.postgres:
-            return self.session.execute(
-                select(_PLAYERS.c.id).where(_PLAYERS.c.token_hash == token_digest)
-            ).scalar_one_or_none()
+            owner = self.session.execute(
+                select(_PLAYERS.c.id, _PLAYERS.c.operator_id, _OPERATORS.c.active)
+                .join(_OPERATORS, _OPERATORS.c.id == _PLAYERS.c.operator_id)
+                .where(_PLAYERS.c.token_hash == token_digest)
+            ).one_or_none()
+            if owner is None:
+                return None
+            return TokenOwner(str(owner[0]), str(owner[1]), bool(owner[2]))
         rows = direct.execute(
             self.session, _PLAYER_AND_KEY, {"digest": token_digest, "prefix": prefix, "key": key}
         )
         if not rows:
             return None
-        player_id, acquired, *found = rows[0]
-        lookup = Lookup(bool(acquired), _stored(found))
+        player_id, operator_id, active, acquired, *stored = rows[0]
+        lookup = Lookup(bool(acquired), _stored(stored))
         self.session.info[_PREFETCHED] = ((prefix + player_id, key), lookup)
-        return str(player_id)
+        return TokenOwner(str(player_id), str(operator_id), bool(active))
 
     def add(
         self,

@@ -4,7 +4,10 @@ A use case locks the wallet it moves (``lock_wallet``, or a claim of casino.stor
 locks it on the way), links its transactions to that wallet's chain (casino.ledger) and hands
 them to ``append``; they are written at commit (casino.store.writes). Nothing here locks a row
 shared by other players: the house, in-play and cash accounts are only ever inserted once
-per currency and then referenced by postings.
+per operator and currency and then referenced by postings.
+
+Accounts and transactions are their operator's (``operator_id``): a wallet is found, and a
+transaction written, for the operator the unit of work acts for only.
 """
 
 from __future__ import annotations
@@ -16,13 +19,20 @@ from typing import Any, cast
 from sqlalchemy import Table, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 
-from casino.ledger.accounts import SYSTEM_KINDS, WALLET, system_key, wallet_key
+from casino.ledger.accounts import (
+    SYSTEM_KINDS,
+    WALLET,
+    SystemAccounts,
+    system_key,
+    wallet_key,
+)
 from casino.ledger.chain import GENESIS_HASH
 from casino.ledger.transactions import ChainedTransaction, WalletState
 from casino.store import direct
 from casino.store.models import Account, LedgerTransaction, Posting, utcnow
 from casino.store.records import TransactionRecord, Wallet
 from casino.store.repository import Repository
+from casino.store.tenancy import Tenancy
 from casino.store.writes import PendingWrites
 
 _ACCOUNTS = cast(Table, Account.__table__)
@@ -32,8 +42,10 @@ _RESERVE_ID = "SELECT nextval('ledger_transaction_id_seq')"
 
 
 class LedgerStore(Repository):
-    def __init__(self, session: Any, postgres: bool, writes: PendingWrites) -> None:
-        super().__init__(session, postgres)
+    def __init__(
+        self, session: Any, postgres: bool, writes: PendingWrites, tenancy: Tenancy | None = None
+    ) -> None:
+        super().__init__(session, postgres, tenancy)
         self._writes = writes
         # Wallets this unit of work holds locked, as its own transactions leave them.
         self._wallets: dict[str, Wallet] = {}
@@ -59,6 +71,7 @@ class LedgerStore(Repository):
                 [
                     {
                         "key": key,
+                        "operator_id": self.operator_id,
                         "kind": WALLET,
                         "currency": currency,
                         "player_id": player_id,
@@ -82,22 +95,37 @@ class LedgerStore(Repository):
                 _ACCOUNTS.c.chain_length,
                 _ACCOUNTS.c.chain_hash,
             )
-            .where(_ACCOUNTS.c.key == key, _ACCOUNTS.c.kind == WALLET)
+            .where(
+                _ACCOUNTS.c.key == key,
+                _ACCOUNTS.c.kind == WALLET,
+                _ACCOUNTS.c.operator_id == self.operator_id,
+            )
             .with_for_update()
         ).one_or_none()
         if row is None:
             return None
         return Wallet(int(row[0]), key, WalletState(int(row[1]), int(row[2]), str(row[3])))
 
+    def system_accounts(self, currency: str) -> SystemAccounts:
+        """The keys of the operator's shared accounts of ``currency``."""
+        return SystemAccounts(currency, self.operator_id)
+
     def ensure_accounts(self, currency: str) -> None:
-        """The shared accounts of ``currency`` exist from here on (inserted once, ever)."""
-        keys = [system_key(kind, currency) for kind in SYSTEM_KINDS]
-        found = set(self.session.scalars(select(_ACCOUNTS.c.key).where(_ACCOUNTS.c.key.in_(keys))))
+        """The operator's shared accounts of ``currency`` exist from here on (inserted once,
+        ever)."""
+        operator = self.operator_id
+        keys = {kind: system_key(kind, currency, operator) for kind in SYSTEM_KINDS}
+        found = set(
+            self.session.scalars(
+                select(_ACCOUNTS.c.key).where(_ACCOUNTS.c.key.in_(list(keys.values())))
+            )
+        )
         now = utcnow()
         self._insert_missing(
             [
                 {
-                    "key": system_key(kind, currency),
+                    "key": keys[kind],
+                    "operator_id": operator,
                     "kind": kind,
                     "currency": currency,
                     "player_id": None,
@@ -107,7 +135,7 @@ class LedgerStore(Repository):
                     "created_at": now,
                 }
                 for kind in SYSTEM_KINDS
-                if system_key(kind, currency) not in found
+                if keys[kind] not in found
             ]
         )
 
@@ -121,7 +149,10 @@ class LedgerStore(Repository):
 
     def has_wallet(self, player_id: str, currency: str) -> bool:
         found = self.session.execute(
-            select(_ACCOUNTS.c.id).where(_ACCOUNTS.c.key == wallet_key(player_id, currency))
+            select(_ACCOUNTS.c.id).where(
+                _ACCOUNTS.c.key == wallet_key(player_id, currency),
+                self.owned(_ACCOUNTS.c.operator_id),
+            )
         )
         return found.scalar_one_or_none() is not None
 
@@ -129,7 +160,11 @@ class LedgerStore(Repository):
         """(currency, balance) of the player's wallets."""
         rows = self.session.execute(
             select(_ACCOUNTS.c.currency, _ACCOUNTS.c.balance)
-            .where(_ACCOUNTS.c.player_id == player_id, _ACCOUNTS.c.kind == WALLET)
+            .where(
+                _ACCOUNTS.c.player_id == player_id,
+                _ACCOUNTS.c.kind == WALLET,
+                self.owned(_ACCOUNTS.c.operator_id),
+            )
             .order_by(_ACCOUNTS.c.currency)
         )
         return [(str(currency), int(balance)) for currency, balance in rows]
@@ -156,7 +191,7 @@ class LedgerStore(Repository):
             raise ValueError("append() moves a wallet this unit of work holds, as it stands")
         if tx.before != wallet.state:
             raise ValueError("the transaction is not linked to the wallet as it stands")
-        self._writes.add_transaction(tx, wallet.id)
+        self._writes.add_transaction(tx, wallet.id, self.operator_id)
         moved = Wallet(wallet.id, wallet.key, tx.after)
         self._wallets[wallet.key] = moved
         return moved
@@ -166,7 +201,9 @@ class LedgerStore(Repository):
         if not 0 < tx_id < 2**63:
             return None
         found = self.session.execute(
-            select(_TRANSACTIONS.c.player_id).where(_TRANSACTIONS.c.id == tx_id)
+            select(_TRANSACTIONS.c.player_id).where(
+                _TRANSACTIONS.c.id == tx_id, self.owned(_TRANSACTIONS.c.operator_id)
+            )
         )
         return found.scalar_one_or_none()
 
@@ -177,7 +214,9 @@ class LedgerStore(Repository):
         self, player_id: str, before_id: int | None, limit: int
     ) -> list[TransactionRecord]:
         """The player's transactions, newest first, ids below ``before_id``."""
-        query = select(_TRANSACTIONS).where(_TRANSACTIONS.c.player_id == player_id)
+        query = select(_TRANSACTIONS).where(
+            _TRANSACTIONS.c.player_id == player_id, self.owned(_TRANSACTIONS.c.operator_id)
+        )
         if before_id is not None:
             query = query.where(_TRANSACTIONS.c.id < before_id)
         rows = self.session.execute(query.order_by(_TRANSACTIONS.c.id.desc()).limit(limit))
@@ -189,7 +228,10 @@ class LedgerStore(Repository):
             return found
         rows = self.session.execute(
             select(_TRANSACTIONS.c.round_id, _TRANSACTIONS.c.id)
-            .where(_TRANSACTIONS.c.round_id.in_(list(round_ids)))
+            .where(
+                _TRANSACTIONS.c.round_id.in_(list(round_ids)),
+                self.owned(_TRANSACTIONS.c.operator_id),
+            )
             .order_by(_TRANSACTIONS.c.id)
         )
         for round_id, tx_id in rows:

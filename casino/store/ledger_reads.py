@@ -1,4 +1,5 @@
-"""Operator-wide reads of the ledger: transactions of every player, filtered, newest first."""
+"""Operator-wide reads of the ledger: transactions of every player of the operator, filtered,
+newest first."""
 
 from __future__ import annotations
 
@@ -37,7 +38,7 @@ class LedgerReadStore(Repository):
         """Transactions matching every filter given, newest (highest id) first, ids below
         ``before_id``; ``since`` is included, ``until`` excluded (creation times)."""
         t = _TRANSACTIONS
-        query = select(t)
+        query = select(t).where(self.owned(t.c.operator_id))
         for column, value in (
             (t.c.player_id, player_id),
             (t.c.round_id, round_id),

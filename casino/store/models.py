@@ -6,9 +6,14 @@ transaction as its postings; the house, in-play and cash balances are derived fr
 and rolled up by the sealer into signed checkpoints, so no row is shared by every bet.
 
 No foreign key points from a bet's rows at a row every bet would share (a posting's account,
-a round's table): checking one takes a KEY SHARE lock on the referenced row, which would make
-the house account and each table row a lock every bet takes. The audit checks those
-references instead.
+a round's table, the operator of a round or a transaction): checking one takes a KEY SHARE
+lock on the referenced row, which would make the house account, each table row and each
+operator row a lock every bet takes. The audit checks those references instead.
+
+Tenant-owned rows carry their operator (``operator_id``, docs/operators.md) so that every
+read filters by it directly; the repositories do (casino.store.tenancy), and always name it
+when they write. A row written without one (a tool that predates operators) is the operator
+``default``'s, as everything from before operators is.
 """
 
 from __future__ import annotations
@@ -22,11 +27,13 @@ from sqlalchemy import (
     Boolean,
     CheckConstraint,
     ForeignKey,
+    ForeignKeyConstraint,
     Index,
     Integer,
     LargeBinary,
     Sequence,
     String,
+    UniqueConstraint,
     text,
 )
 from sqlalchemy.orm import Mapped, mapped_column
@@ -39,13 +46,20 @@ __all__ = ["AWAITING_DECISION", "SETTLED", "Base", "as_utc", "utcnow"]
 AWAITING_DECISION = "awaiting_decision"
 SETTLED = "settled"
 GENESIS_HASH = "0" * 64
+#: The operator of rows written without one (see the module's docstring).
+_DEFAULT_OPERATOR = text("'default'")
 
 
 class Player(Base):
     __tablename__ = "players"
+    # An operator's own reference for its player: unique per operator, not across them.
+    __table_args__ = (UniqueConstraint("operator_id", "external_ref"),)
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True)
-    external_ref: Mapped[str] = mapped_column(String(200), unique=True)
+    operator_id: Mapped[str] = mapped_column(
+        ForeignKey("operators.id"), server_default=_DEFAULT_OPERATOR
+    )
+    external_ref: Mapped[str] = mapped_column(String(200))
     display_name: Mapped[str | None] = mapped_column(String(200))
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
@@ -56,7 +70,10 @@ class OperatorToken(Base):
     # An id is the token's idempotency caller ("operator:<id>"): a reused id would inherit a
     # revoked token's stored responses. SQLite reuses the largest rowid once it is deleted
     # unless the table is AUTOINCREMENT; PostgreSQL's sequence never goes back.
-    __table_args__ = {"sqlite_autoincrement": True}
+    __table_args__ = (
+        CheckConstraint("platform = (operator_id IS NULL)", name="platform_or_operator"),
+        {"sqlite_autoincrement": True},
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     name: Mapped[str] = mapped_column(String(200))
@@ -66,11 +83,21 @@ class OperatorToken(Base):
     expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     #: What the token may do: admin, support or auditor (docs/security.md).
     scope: Mapped[str] = mapped_column(String(16), server_default=text("'admin'"))
+    #: The operator the token acts for; None for a platform token (manages operators).
+    operator_id: Mapped[str | None] = mapped_column(ForeignKey("operators.id"), index=True)
+    #: Said explicitly: a token row that names no operator is never a platform token by
+    #: accident.
+    platform: Mapped[bool] = mapped_column(Boolean, server_default=text("false"))
 
 
 class CasinoTable(Base):
+    """A table; its id is the operator's choice, unique per operator."""
+
     __tablename__ = "casino_tables"
 
+    operator_id: Mapped[str] = mapped_column(
+        ForeignKey("operators.id"), primary_key=True, server_default=_DEFAULT_OPERATOR
+    )
     id: Mapped[str] = mapped_column(String(64), primary_key=True)
     currency: Mapped[str] = mapped_column(String(3))
     rules: Mapped[dict[str, Any]] = mapped_column(JSON)
@@ -149,6 +176,8 @@ class Account(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     key: Mapped[str] = mapped_column(String(120), unique=True)
+    # No foreign key: see the module's docstring.
+    operator_id: Mapped[str] = mapped_column(String(64), server_default=_DEFAULT_OPERATOR)
     kind: Mapped[str] = mapped_column(String(16))
     currency: Mapped[str] = mapped_column(String(3))
     player_id: Mapped[str | None] = mapped_column(ForeignKey("players.id"), index=True)
@@ -175,10 +204,14 @@ class LedgerTransaction(Base):
     __table_args__ = (
         Index("uq_ledger_transactions_wallet_seq", "wallet_id", "wallet_seq", unique=True),
         Index("ix_ledger_transactions_player_id_id", "player_id", "id"),
+        # The sealer and the export read one operator's transactions in commit order.
+        Index("ix_ledger_transactions_operator_id_commit_seq", "operator_id", "commit_seq"),
         CheckConstraint("wallet_seq >= 1", name="wallet_seq_positive"),
     )
 
     id: Mapped[int] = mapped_column(BigId, LEDGER_TX_ID_SEQ, primary_key=True)
+    # No foreign key: see the module's docstring.
+    operator_id: Mapped[str] = mapped_column(String(64), server_default=_DEFAULT_OPERATOR)
     kind: Mapped[str] = mapped_column(String(16))
     currency: Mapped[str] = mapped_column(String(3))
     player_id: Mapped[str] = mapped_column(ForeignKey("players.id"))
@@ -190,7 +223,7 @@ class LedgerTransaction(Base):
     wallet_seq: Mapped[int] = mapped_column(BigInteger)
     prev_hash: Mapped[str] = mapped_column(String(64))
     hash: Mapped[str] = mapped_column(String(64))
-    commit_seq: Mapped[int] = mapped_column(BigInteger, index=True)
+    commit_seq: Mapped[int] = mapped_column(BigInteger)
 
 
 class Posting(Base):
@@ -214,17 +247,26 @@ class LedgerCheckpoint(Base):
     It covers every transaction with ``commit_from <= commit_seq < commit_to``; ``root`` is
     the Merkle root of their (id, hash) leaves, ``hash`` links it to the previous checkpoint,
     ``signature`` is the Ed25519 signature of ``hash`` by the key ``key_id``.
+
+    Each operator's checkpoints are a chain of their own (``seq`` from 1 per operator),
+    sealing that operator's transactions only, so that its export verifies without any
+    other operator's rows.
     """
 
     __tablename__ = "ledger_checkpoints"
     __table_args__ = (
         CheckConstraint("seq >= 1", name="seq_positive"),
         CheckConstraint("commit_to > commit_from", name="range_not_empty"),
+        UniqueConstraint("operator_id", "commit_to"),
     )
 
+    # No foreign key: see the module's docstring.
+    operator_id: Mapped[str] = mapped_column(
+        String(64), primary_key=True, server_default=_DEFAULT_OPERATOR
+    )
     seq: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
     commit_from: Mapped[int] = mapped_column(BigInteger)
-    commit_to: Mapped[int] = mapped_column(BigInteger, unique=True)
+    commit_to: Mapped[int] = mapped_column(BigInteger)
     tx_count: Mapped[int] = mapped_column(BigInteger)
     total_count: Mapped[int] = mapped_column(BigInteger)
     root: Mapped[str] = mapped_column(String(64))
@@ -247,12 +289,14 @@ class Round(Base):
             postgresql_where=text("status = 'awaiting_decision'"),
         ),
         Index("ix_rounds_player_id_created_at", "player_id", "created_at"),
-        Index("ix_rounds_created_at", "created_at"),
+        Index("ix_rounds_operator_id_created_at", "operator_id", "created_at"),
         CheckConstraint("status IN ('awaiting_decision', 'settled')", name="status_known"),
         CheckConstraint("ante > 0 AND tie_bet >= 0 AND raise_amount >= 0", name="bets_positive"),
     )
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    # No foreign key: see the module's docstring.
+    operator_id: Mapped[str] = mapped_column(String(64), server_default=_DEFAULT_OPERATOR)
     player_id: Mapped[str] = mapped_column(ForeignKey("players.id"))
     # No foreign key: see the module's docstring. The round keeps its own rules snapshot.
     table_id: Mapped[str] = mapped_column(String(64))
@@ -300,10 +344,19 @@ class GameSession(Base):
     """
 
     __tablename__ = "game_sessions"
+    __table_args__ = (
+        # The table is the session operator's own (table ids are unique per operator).
+        ForeignKeyConstraint(
+            ["operator_id", "table_id"], ["casino_tables.operator_id", "casino_tables.id"]
+        ),
+    )
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    operator_id: Mapped[str] = mapped_column(
+        ForeignKey("operators.id"), server_default=_DEFAULT_OPERATOR
+    )
     player_id: Mapped[str] = mapped_column(ForeignKey("players.id"), index=True)
-    table_id: Mapped[str | None] = mapped_column(ForeignKey("casino_tables.id"))
+    table_id: Mapped[str | None] = mapped_column(String(64))
     #: None until the launch code is exchanged.
     token_hash: Mapped[str | None] = mapped_column(String(64), unique=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
@@ -315,7 +368,11 @@ class GameSession(Base):
     exchanged_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     #: The client's language (en, pt, nl, ca, it, el), or None: the browser's.
     language: Mapped[str | None] = mapped_column(String(8))
+    #: The operator's own session token given at launch (POST /sessions): a seamless
+    #: wallet's calls carry it back as ``session``. Not a credential here.
+    operator_session: Mapped[str | None] = mapped_column(String(255))
 
 
 import casino.store.free_play_models  # noqa: E402, F401  (puts free_play_games on Base.metadata)
 from casino.store import protection_models as _protection  # noqa: E402, F401  (its tables)
+from casino.store.operator_models import Operator  # noqa: E402, F401  (the tenants' table)

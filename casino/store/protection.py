@@ -8,6 +8,9 @@ here serves the protection use cases, which are not on the bet path.
 
 Lock order, shared with casino.store.rounds and the ledger: a player's protection row
 before any of its wallets, a wallet before its limits.
+
+These rows are a player's, so its operator's: reads and changes reach the operator's players
+only (casino.store.tenancy); rows are added for a player the use case found among them.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from dataclasses import asdict
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Table, and_, case, distinct, func, insert, select, update
+from sqlalchemy import Table, and_, case, distinct, func, insert, literal, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from casino.ledger.transactions import BET, DECISION, DEPOSIT, STAKE, WITHDRAWAL
@@ -42,6 +45,7 @@ from casino.store.protection_records import (
     ProtectionRecord,
 )
 from casino.store.repository import Repository
+from casino.store.tenancy import Tenancy
 from casino.store.types import as_utc
 from casino.store.writes import PendingWrites
 
@@ -97,28 +101,40 @@ def _limit(values: Mapping[Any, Any]) -> LimitRecord:
 
 
 class ProtectionStore(Repository):
-    def __init__(self, session: Any, postgres: bool, writes: PendingWrites) -> None:
-        super().__init__(session, postgres)
+    def __init__(
+        self, session: Any, postgres: bool, writes: PendingWrites, tenancy: Tenancy | None = None
+    ) -> None:
+        super().__init__(session, postgres, tenancy)
         self._writes = writes
 
     # --- status, exclusion, time limits, session ------------------------------------------
 
     def get(self, player_id: str) -> ProtectionRecord | None:
         row = self.session.execute(
-            select(_PROTECTION).where(_PROTECTION.c.player_id == player_id)
+            select(_PROTECTION).where(
+                _PROTECTION.c.player_id == player_id, self.owned_player(_PROTECTION.c.player_id)
+            )
         ).one_or_none()
         return None if row is None else _protection(row._mapping)
 
     def lock(self, player_id: str, now: datetime) -> ProtectionRecord:
         """The player's row, created (active, nothing set) if missing, locked until commit."""
         dialect: Any = postgresql if self.postgres else sqlite
+        self.tenancy.require()
+        updated_at = literal(now, _PROTECTION.c.updated_at.type)
+        new = select(literal(player_id), literal("active"), updated_at)
         self.session.execute(
             dialect.insert(_PROTECTION)
-            .values(player_id=player_id, status="active", updated_at=now)
+            .from_select(
+                ["player_id", "status", "updated_at"],
+                new.where(self.owned_player(literal(player_id))),
+            )
             .on_conflict_do_nothing(index_elements=["player_id"])
         )
         row = self.session.execute(
-            select(_PROTECTION).where(_PROTECTION.c.player_id == player_id).with_for_update()
+            select(_PROTECTION)
+            .where(_PROTECTION.c.player_id == player_id, self.owned_player(_PROTECTION.c.player_id))
+            .with_for_update()
         ).one()
         return _protection(row._mapping)
 
@@ -127,7 +143,12 @@ class ProtectionStore(Repository):
         values = asdict(record)
         del values["player_id"]
         self.session.execute(
-            update(_PROTECTION).where(_PROTECTION.c.player_id == record.player_id).values(values)
+            update(_PROTECTION)
+            .where(
+                _PROTECTION.c.player_id == record.player_id,
+                self.owned_player(_PROTECTION.c.player_id),
+            )
+            .values(values)
         )
 
     def keep_session(
@@ -139,6 +160,7 @@ class ProtectionStore(Repository):
         reality_check_acked_at: datetime | None,
     ) -> None:
         """At commit: the play session as a bet leaves it (the claim holds the row)."""
+        self.tenancy.require()
         self._writes.sessions.append(
             {
                 "player_id": player_id,
@@ -165,7 +187,7 @@ class ProtectionStore(Repository):
         row = self.session.execute(
             select(_PLAYERS.c.id, has_limits, *(_PROTECTION.c[n] for n in PROTECTION_COLUMNS))
             .select_from(_PLAYERS.outerjoin(_PROTECTION, _PROTECTION.c.player_id == _PLAYERS.c.id))
-            .where(_PLAYERS.c.id == player_id)
+            .where(_PLAYERS.c.id == player_id, self.owned(_PLAYERS.c.operator_id))
         ).one_or_none()
         if row is None:
             return None
@@ -183,7 +205,9 @@ class ProtectionStore(Repository):
         *,
         lock: bool = False,
     ) -> list[LimitRecord]:
-        query = select(_LIMITS).where(_LIMITS.c.player_id == player_id)
+        query = select(_LIMITS).where(
+            _LIMITS.c.player_id == player_id, self.owned_player(_LIMITS.c.player_id)
+        )
         if currency is not None:
             query = query.where(_LIMITS.c.currency == currency)
         if kinds is not None:
@@ -195,12 +219,14 @@ class ProtectionStore(Repository):
 
     def put_limit(self, record: LimitRecord, *, new: bool) -> None:
         values = asdict(record)
+        self.tenancy.require()
         if new:
             self.session.execute(insert(_LIMITS).values(values))
             return
         self.session.execute(
             update(_LIMITS)
             .where(
+                self.owned_player(_LIMITS.c.player_id),
                 _LIMITS.c.player_id == record.player_id,
                 _LIMITS.c.currency == record.currency,
                 _LIMITS.c.kind == record.kind,
@@ -221,6 +247,7 @@ class ProtectionStore(Repository):
         """At commit, with the money: add ``delta`` to the limit's usage in the period at
         ``period_start``; refused (``limit_guard``) if ``risk`` would take the usage past
         the limit in force at ``as_of``."""
+        self.tenancy.require()
         self._writes.limit_usage.append(
             {
                 "player_id": limit.player_id,
@@ -250,6 +277,7 @@ class ProtectionStore(Repository):
         changed_by: str,
         actor: str,
     ) -> None:
+        self.tenancy.require()
         self.session.execute(
             insert(_CHANGES).values(
                 player_id=player_id,
@@ -268,7 +296,9 @@ class ProtectionStore(Repository):
     def limit_changes(
         self, player_id: str, before_id: int | None, size: int
     ) -> list[LimitChangeRecord]:
-        query = select(_CHANGES).where(_CHANGES.c.player_id == player_id)
+        query = select(_CHANGES).where(
+            _CHANGES.c.player_id == player_id, self.owned_player(_CHANGES.c.player_id)
+        )
         if before_id is not None:
             query = query.where(_CHANGES.c.id < before_id)
         rows = self.session.execute(query.order_by(_CHANGES.c.id.desc()).limit(size))
@@ -287,6 +317,7 @@ class ProtectionStore(Repository):
         changed_by: str,
         actor: str,
     ) -> None:
+        self.tenancy.require()
         self.session.execute(
             insert(_EVENTS).values(
                 player_id=player_id,
@@ -304,7 +335,9 @@ class ProtectionStore(Repository):
     def account_events(
         self, player_id: str, before_id: int | None, size: int
     ) -> list[AccountEventRecord]:
-        query = select(_EVENTS).where(_EVENTS.c.player_id == player_id)
+        query = select(_EVENTS).where(
+            _EVENTS.c.player_id == player_id, self.owned_player(_EVENTS.c.player_id)
+        )
         if before_id is not None:
             query = query.where(_EVENTS.c.id < before_id)
         rows = self.session.execute(query.order_by(_EVENTS.c.id.desc()).limit(size))
@@ -317,6 +350,7 @@ class ProtectionStore(Repository):
     ) -> None:
         """At commit: ``reference`` is used for ``kind`` by the player; refused
         (``pk_cash_references``) if it was already."""
+        self.tenancy.require()
         self._writes.cash_references.append(
             {
                 "player_id": player_id,
@@ -330,6 +364,7 @@ class ProtectionStore(Repository):
         """The transaction that used ``reference`` for ``kind``, if any."""
         found = self.session.execute(
             select(_REFERENCES.c.transaction_id).where(
+                self.owned_player(_REFERENCES.c.player_id),
                 _REFERENCES.c.player_id == player_id,
                 _REFERENCES.c.kind == kind,
                 _REFERENCES.c.reference == reference,
@@ -362,7 +397,7 @@ class ProtectionStore(Repository):
             .select_from(
                 t.join(p, and_(p.c.transaction_id == t.c.id, p.c.account_id == t.c.wallet_id))
             )
-            .where(t.c.player_id == player_id)
+            .where(t.c.player_id == player_id, self.owned(t.c.operator_id))
             .group_by(t.c.currency)
             .order_by(t.c.currency)
         )
@@ -383,7 +418,7 @@ class ProtectionStore(Repository):
         t = _TRANSACTIONS
         last = (
             select(t.c.wallet_id, func.max(t.c.wallet_seq).label("seq"))
-            .where(t.c.player_id == player_id, t.c.created_at < at)
+            .where(t.c.player_id == player_id, t.c.created_at < at, self.owned(t.c.operator_id))
             .group_by(t.c.wallet_id)
             .subquery()
         )

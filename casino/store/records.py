@@ -112,6 +112,16 @@ class PlayerRecord:
 
 
 @dataclass(frozen=True)
+class TokenOwner:
+    """Who a player's credential (its token, a game session) belongs to, as authentication
+    finds it: the player, its operator and whether that operator is active."""
+
+    player_id: str
+    operator_id: str
+    operator_active: bool
+
+
+@dataclass(frozen=True)
 class BetClaim:
     """What a bet needs before dealing, read and locked in one go: the next nonce of the
     player's active seed (taken), the table, the player's open round if any, and the wallet of

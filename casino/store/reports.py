@@ -1,7 +1,8 @@
 """Reads for operators' reports and metrics: settled rounds summed per table, day and bets.
 
-A round is counted on the UTC day it was settled (a tie decided after midnight counts on the
-day of its decision, its tie bet included): its figures are complete only then. Rounds are
+An operator's reports count its own rounds only. A round is counted on the UTC day it was
+settled (a tie decided after midnight counts on the day of its decision, its tie bet
+included): its figures are complete only then. Rounds are
 summed in SQL per table, currency, day, the rules that set the odds (decks, tie payout, tie
 bonus) and the bets (ante, tie bet), so the report gets the exact sums of squares of the bets
 that its statistical band needs without one row per round, and with no integer overflow in
@@ -94,7 +95,7 @@ class ReportStore(Repository):
                 func.count(Round.decision),
                 func.coalesce(func.sum(case((Round.decision == "war", 1), else_=0)), 0),
             )
-            .where(Round.status == SETTLED)
+            .where(Round.status == SETTLED, self.owned(Round.operator_id))
             .group_by(*keys)
             .order_by(Round.table_id, Round.currency, day)
         )
@@ -135,7 +136,7 @@ class ReportStore(Repository):
         session = self.session
         query = (
             select(Round.table_id, Round.currency, func.count())
-            .where(Round.status == AWAITING_DECISION)
+            .where(Round.status == AWAITING_DECISION, self.owned(Round.operator_id))
             .group_by(Round.table_id, Round.currency)
         )
         if since is not None:
@@ -152,7 +153,7 @@ class ReportStore(Repository):
         session = self.session
         query = (
             select(Round.currency, func.count())
-            .where(Round.status == AWAITING_DECISION)
+            .where(Round.status == AWAITING_DECISION, self.owned(Round.operator_id))
             .group_by(Round.currency)
         )
         return {str(currency): int(count) for currency, count in session.execute(query)}

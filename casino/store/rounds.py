@@ -6,6 +6,10 @@ bet, the next nonce of the player's active seed (the UPDATE's row lock serialise
 bets) and the wallet of the table's currency; for a decision, the round and its wallet. On
 PostgreSQL each claim is one statement; rows are always locked seed (or round) first, wallet
 last, so two requests of one player cannot deadlock over them.
+
+Rounds are their operator's: a claim finds the player, the table and the round of the
+operator the unit of work acts for only, inside its one statement (the player's operator is
+one primary key probe; a table's key is the operator and its id).
 """
 
 from __future__ import annotations
@@ -46,6 +50,7 @@ from casino.store.records import (
     Wallet,
 )
 from casino.store.repository import Repository
+from casino.store.tenancy import Tenancy
 from casino.store.writes import PendingWrites
 
 _SEEDS = cast(Table, ServerSeed.__table__)
@@ -54,6 +59,8 @@ _TABLES = cast(Table, CasinoTable.__table__)
 _ACCOUNTS = cast(Table, Account.__table__)
 _TRANSACTIONS = cast(Table, LedgerTransaction.__table__)
 _DATETIME_COLUMNS = frozenset({"created_at", "settled_at"})
+#: A round's columns as its record has them (its operator stays in the store).
+_ROUND_SELECT = [_ROUNDS.c[name] for name in ROUND_COLUMNS]
 OPEN_ROUND_INDEX = "uq_rounds_one_open_per_player"
 
 # The nonce claim locks the seed row first; then the player's protection row (if any), then
@@ -64,7 +71,9 @@ OPEN_ROUND_INDEX = "uq_rounds_one_open_per_player"
 _CLAIM_BET = """
 WITH claim AS (
     UPDATE server_seeds SET next_nonce = next_nonce + 1
-    WHERE player_id = %(player_id)s AND active
+    WHERE player_id = %(player_id)s AND active AND EXISTS (
+        SELECT 1 FROM players AS p
+        WHERE p.id = %(player_id)s AND p.operator_id = %(operator_id)s)
     RETURNING id, seed, seed_hash, client_seed, next_nonce - 1 AS nonce
 ), prot AS MATERIALIZED (
     SELECT p.* FROM player_protection AS p
@@ -72,10 +81,10 @@ WITH claim AS (
     FOR UPDATE
 ), tbl AS (
     SELECT id, currency, rules, active, created_at, updated_at
-    FROM casino_tables WHERE id = %(table_id)s
+    FROM casino_tables WHERE operator_id = %(operator_id)s AND id = %(table_id)s
 ), wallet AS MATERIALIZED (
     SELECT a.id, a.key, a.balance, a.chain_length, a.chain_hash FROM accounts AS a
-    WHERE a.player_id = %(player_id)s AND a.kind = 'wallet'
+    WHERE a.player_id = %(player_id)s AND a.kind = 'wallet' AND a.operator_id = %(operator_id)s
         AND a.currency = (SELECT currency FROM tbl) AND EXISTS (SELECT 1 FROM claim)
         AND (SELECT count(*) FROM prot) >= 0
     FOR UPDATE
@@ -109,7 +118,7 @@ _CLAIM_DECISION = (
 FROM rounds AS r
 JOIN server_seeds AS s ON s.id = r.server_seed_id
 JOIN accounts AS w ON w.player_id = r.player_id AND w.kind = 'wallet' AND w.currency = r.currency
-WHERE r.id = %(round_id)s
+WHERE r.id = %(round_id)s AND r.operator_id = %(operator_id)s
 FOR UPDATE OF r, w"""
 )
 
@@ -136,8 +145,9 @@ class RoundStore(Repository):
         writes: PendingWrites,
         ledger: LedgerStore,
         protection: ProtectionStore,
+        tenancy: Tenancy | None = None,
     ) -> None:
-        super().__init__(session, postgres)
+        super().__init__(session, postgres, tenancy)
         self._writes = writes
         self._ledger = ledger
         self._protection = protection
@@ -149,7 +159,9 @@ class RoundStore(Repository):
         between this statement's snapshot and its update (the next statement sees it)."""
         if self.postgres:
             rows = direct.execute(
-                self.session, _CLAIM_BET, {"player_id": player_id, "table_id": table_id}
+                self.session,
+                _CLAIM_BET,
+                {"player_id": player_id, "table_id": table_id, "operator_id": self.operator_id},
             )
             if not rows:
                 return None
@@ -178,7 +190,11 @@ class RoundStore(Repository):
     def _claim_bet_sqlite(self, player_id: str, table_id: str) -> BetClaim | None:
         claim = self.session.execute(
             update(_SEEDS)
-            .where(_SEEDS.c.player_id == player_id, _SEEDS.c.active.is_(True))
+            .where(
+                _SEEDS.c.player_id == player_id,
+                _SEEDS.c.active.is_(True),
+                self.owned_player(_SEEDS.c.player_id),
+            )
             .values(next_nonce=_SEEDS.c.next_nonce + 1)
             .returning(
                 _SEEDS.c.id,
@@ -192,7 +208,9 @@ class RoundStore(Repository):
             return None
         protection = self._protection.get(player_id)
         table_row = self.session.execute(
-            select(_TABLES).where(_TABLES.c.id == table_id)
+            select(_TABLES).where(
+                _TABLES.c.operator_id == self.operator_id, _TABLES.c.id == table_id
+            )
         ).one_or_none()
         table = None
         wallet = None
@@ -224,7 +242,7 @@ class RoundStore(Repository):
         """Insert the round at commit. Should another round of the player have opened after
         the claim's snapshot, the partial unique index refuses this one and the commit raises
         ``in_progress()`` instead."""
-        self._writes.rounds.append(record.values())
+        self._writes.rounds.append({**record.values(), "operator_id": self.operator_id})
         self._writes.conflicts[OPEN_ROUND_INDEX] = in_progress
 
     # --- the decision ------------------------------------------------------------------
@@ -232,7 +250,11 @@ class RoundStore(Repository):
     def claim_decision(self, round_id: str) -> DecisionClaim | None:
         """The round and its wallet, locked; None if there is no such round."""
         if self.postgres:
-            rows = direct.execute(self.session, _CLAIM_DECISION, {"round_id": round_id})
+            rows = direct.execute(
+                self.session,
+                _CLAIM_DECISION,
+                {"round_id": round_id, "operator_id": self.operator_id},
+            )
             if not rows:
                 return None
             row = rows[0]
@@ -253,7 +275,9 @@ class RoundStore(Repository):
                 protection=protection_from_json(row[width + 12]),
             )
         found = self.session.execute(
-            select(_ROUNDS).where(_ROUNDS.c.id == round_id).with_for_update()
+            select(*_ROUND_SELECT)
+            .where(_ROUNDS.c.id == round_id, _ROUNDS.c.operator_id == self.operator_id)
+            .with_for_update()
         ).one_or_none()
         if found is None:
             return None
@@ -282,6 +306,7 @@ class RoundStore(Repository):
 
     def save_decision(self, record: RoundRecord) -> None:
         """Write the decision's columns at commit (the round must still await it)."""
+        self.tenancy.require()  # the round came from the operator's claim
         values = {name: getattr(record, name) for name in DECISION_COLUMNS}
         self._writes.round_updates.append({"id": record.id, **values})
 
@@ -290,7 +315,11 @@ class RoundStore(Repository):
         someone is deciding right now (locked) are skipped, not waited for."""
         query = (
             select(_ROUNDS.c.id)
-            .where(_ROUNDS.c.status == AWAITING_DECISION, _ROUNDS.c.created_at <= cutoff)
+            .where(
+                _ROUNDS.c.status == AWAITING_DECISION,
+                _ROUNDS.c.created_at <= cutoff,
+                self.owned(_ROUNDS.c.operator_id),
+            )
             .order_by(_ROUNDS.c.created_at)
         )
         if self.postgres:
@@ -302,12 +331,14 @@ class RoundStore(Repository):
     def open_round_id(self, player_id: str) -> str | None:
         return self.session.execute(
             select(_ROUNDS.c.id).where(
-                _ROUNDS.c.player_id == player_id, _ROUNDS.c.status == AWAITING_DECISION
+                _ROUNDS.c.player_id == player_id,
+                _ROUNDS.c.status == AWAITING_DECISION,
+                self.owned(_ROUNDS.c.operator_id),
             )
         ).scalar_one_or_none()
 
     def get(self, round_id: str) -> RoundRow | None:
-        rows = self._rows(select(_ROUNDS).where(_ROUNDS.c.id == round_id))
+        rows = self._rows(select(*_ROUND_SELECT).where(_ROUNDS.c.id == round_id))
         return rows[0] if rows else None
 
     def page(
@@ -323,7 +354,7 @@ class RoundStore(Repository):
     ) -> list[RoundRow]:
         """Rounds newest first (created_at, then id), after the cursor ``before``; created
         from ``since`` (included) to ``until`` (excluded) when given."""
-        query = select(_ROUNDS)
+        query = select(*_ROUND_SELECT)
         if player_id is not None:
             query = query.where(_ROUNDS.c.player_id == player_id)
         if status is not None:
@@ -347,11 +378,14 @@ class RoundStore(Repository):
     def count_open(self) -> int:
         return int(
             self.session.execute(
-                select(func.count()).where(_ROUNDS.c.status == AWAITING_DECISION)
+                select(func.count()).where(
+                    _ROUNDS.c.status == AWAITING_DECISION, self.owned(_ROUNDS.c.operator_id)
+                )
             ).scalar_one()
         )
 
     def _rows(self, query: Any) -> list[RoundRow]:
+        query = query.where(self.owned(_ROUNDS.c.operator_id))
         records = [_record(dict(row._mapping)) for row in self.session.execute(query)]
         if not records:
             return []

@@ -12,6 +12,9 @@ moves back and no sealer reads it while another has signed and not recorded yet.
 
 A file that exists but cannot be read as a record is an error, never "no record": a sealer
 that took a damaged record for a first run would trust whatever the database holds.
+Each operator's chain of checkpoints has its record (``for_operator``): the operator
+``default``'s is the file named, another operator's sits beside it with the operator's id
+before the suffix (``sealer-state.json`` -> ``sealer-state.acme.json``).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from casino.ledger.accounts import DEFAULT_OPERATOR
 from casino.ledger.checkpoints import CheckpointRef
 from casino.store.types import utcnow
 
@@ -40,6 +44,14 @@ class SealerStateFile:
         # processes, on the lock file.
         self._threads = threading.RLock()
         self._depth = 0
+
+    def for_operator(self, operator: str) -> SealerStateFile:
+        """The record of ``operator``'s chain (this file for ``default``)."""
+        if operator == DEFAULT_OPERATOR:
+            return self
+        return SealerStateFile(
+            self.path.with_name(f"{self.path.stem}.{operator}{self.path.suffix}")
+        )
 
     @contextmanager
     def holding(self) -> Iterator[None]:

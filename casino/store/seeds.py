@@ -1,5 +1,6 @@
 """Server seeds of the players: the active one (committed by its hash) with its committed
-successor, and the revealed ones."""
+successor, and the revealed ones. A seed is its player's, so its operator's: every statement
+here reaches only the seeds of the operator's players."""
 
 from __future__ import annotations
 
@@ -35,7 +36,11 @@ class SeedStore(Repository):
     def active(self, player_id: str, *, for_update: bool = False) -> SeedRecord | None:
         """The player's active seed (locked with ``for_update``); None if there is none, e.g.
         while a rotation that replaced it commits."""
-        query = select(ServerSeed).where(ServerSeed.player_id == player_id, ServerSeed.active)
+        query = select(ServerSeed).where(
+            ServerSeed.player_id == player_id,
+            ServerSeed.active,
+            self.owned_player(ServerSeed.player_id),
+        )
         if for_update:
             query = query.with_for_update()
         seed = self.session.scalars(query.execution_options(populate_existing=True)).first()
@@ -45,7 +50,11 @@ class SeedStore(Repository):
         wanted = list(set(ids))
         if not wanted:
             return {}
-        seeds = self.session.scalars(select(ServerSeed).where(ServerSeed.id.in_(wanted)))
+        seeds = self.session.scalars(
+            select(ServerSeed).where(
+                ServerSeed.id.in_(wanted), self.owned_player(ServerSeed.player_id)
+            )
+        )
         return {int(seed.id): _record(seed) for seed in seeds}
 
     def add(
@@ -61,7 +70,9 @@ class SeedStore(Repository):
         first_nonce: int,
         created_at: datetime,
     ) -> SeedRecord:
-        """A new active seed with its committed successor."""
+        """A new active seed with its committed successor (of a player the caller found
+        among the operator's)."""
+        self.tenancy.require()
         row = ServerSeed(
             player_id=player_id,
             seed=seed,
@@ -84,7 +95,11 @@ class SeedStore(Repository):
         active."""
         changed = self.session.execute(
             update(ServerSeed)
-            .where(ServerSeed.id == seed_id, ServerSeed.active)
+            .where(
+                ServerSeed.id == seed_id,
+                ServerSeed.active,
+                self.owned_player(ServerSeed.player_id),
+            )
             .values(client_seed=client_seed, client_seed_chosen=True)
         )
         return bool(changed.rowcount)  # type: ignore[attr-defined]
@@ -99,6 +114,7 @@ class SeedStore(Repository):
                 ServerSeed.active,
                 ServerSeed.client_seed_chosen.is_(False),
                 ServerSeed.next_nonce == ServerSeed.first_nonce,
+                self.owned_player(ServerSeed.player_id),
             )
             .values(client_seed=client_seed, client_seed_chosen=True)
         )
@@ -110,7 +126,11 @@ class SeedStore(Repository):
         of what this seed committed to."""
         changed = self.session.execute(
             update(ServerSeed)
-            .where(ServerSeed.id == seed_id, ServerSeed.active)
+            .where(
+                ServerSeed.id == seed_id,
+                ServerSeed.active,
+                self.owned_player(ServerSeed.player_id),
+            )
             .values(active=False, revealed_at=revealed_at, next_seed=None)
         )
         self.session.flush()
@@ -121,7 +141,7 @@ class SeedStore(Repository):
         return list(
             self.session.scalars(
                 select(Round.client_seed)
-                .where(Round.server_seed_id == seed_id)
+                .where(Round.server_seed_id == seed_id, self.owned(Round.operator_id))
                 .order_by(Round.nonce)
             )
         )

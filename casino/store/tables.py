@@ -1,4 +1,4 @@
-"""Casino War tables: currency, rules snapshot, open or closed."""
+"""Casino War tables: currency, rules snapshot, open or closed; ids unique per operator."""
 
 from __future__ import annotations
 
@@ -21,18 +21,23 @@ def _record(table: CasinoTable) -> TableRecord:
 
 
 class TableStore(Repository):
+    def _row(self, table_id: str) -> CasinoTable | None:
+        if not isinstance(table_id, str):
+            return None
+        return self.session.get(CasinoTable, (self.operator_id, table_id))
+
     def get(self, table_id: str) -> TableRecord | None:
-        table = self.session.get(CasinoTable, table_id) if isinstance(table_id, str) else None
+        table = self._row(table_id)
         return None if table is None else _record(table)
 
     def all(self) -> list[TableRecord]:
-        return [
-            _record(t) for t in self.session.scalars(select(CasinoTable).order_by(CasinoTable.id))
-        ]
+        query = select(CasinoTable).where(self.owned(CasinoTable.operator_id))
+        return [_record(t) for t in self.session.scalars(query.order_by(CasinoTable.id))]
 
     def add(self, record: TableRecord) -> None:
         self.session.add(
             CasinoTable(
+                operator_id=self.operator_id,
                 id=record.id,
                 currency=record.currency,
                 rules=record.rules,
@@ -44,7 +49,7 @@ class TableStore(Repository):
         self.session.flush()
 
     def replace(self, record: TableRecord) -> None:
-        table = self.session.get(CasinoTable, record.id)
+        table = self._row(record.id)
         if table is None:
             raise LookupError(record.id)
         table.currency = record.currency

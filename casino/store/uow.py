@@ -6,12 +6,16 @@ idempotency record) land atomically or not at all. The writes a use case hands o
 commit (casino.store.writes) are sent with it: on PostgreSQL in the COMMIT's own round trip.
 A commit refused by a constraint that a use case named (a second open round, a wallet that
 moved) raises the error it asked for, after the rollback.
+
+A unit of work acts for one operator (casino.store.tenancy): authentication sets it once
+(``act_for``), or the caller names it when opening one (``operator=``); the repositories
+filter by it. Platform-level commands read across operators (``all_operators``).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator
 from datetime import datetime
 from types import TracebackType
 
@@ -29,6 +33,7 @@ from casino.store.idempotency import IdempotencyStore
 from casino.store.ledger import LedgerStore
 from casino.store.ledger_reads import LedgerReadStore
 from casino.store.operator_tokens import OperatorTokenStore
+from casino.store.operators import OperatorStore
 from casino.store.players import PlayerStore
 from casino.store.protection import ProtectionStore
 from casino.store.reports import ReportStore
@@ -36,6 +41,7 @@ from casino.store.rounds import RoundStore
 from casino.store.seeds import SeedStore
 from casino.store.simulation_jobs import SimulationJobStore
 from casino.store.tables import TableStore
+from casino.store.tenancy import Tenancy
 from casino.store.types import utcnow
 
 logger = logging.getLogger(__name__)
@@ -45,6 +51,7 @@ DEFAULT_CURRENCIES = frozenset({"EUR", "USD", "GBP"})
 
 
 class UnitOfWork:
+    operators: OperatorStore
     players: PlayerStore
     operator_tokens: OperatorTokenStore
     tables: TableStore
@@ -67,17 +74,44 @@ class UnitOfWork:
         *,
         clock: Callable[[], datetime] = utcnow,
         currencies: Collection[str] = DEFAULT_CURRENCIES,
+        operator: str | None = None,
     ) -> None:
         self._factory = session_factory
         self._session: Session | None = None
         # The time of the use cases (ledger and round timestamps, limit periods, delays):
         # tests inject a clock instead of sleeping.
         self.clock = clock
-        #: The ISO 4217 codes this operator accepts.
-        self.currencies = frozenset(currencies)
+        #: The ISO 4217 codes of the deployment (CASINO_CURRENCIES): an operator's own list
+        #: is some of them, or (None) all of them.
+        self.deployment_currencies = frozenset(currencies)
+        self.tenancy = Tenancy(operator)
 
     def now(self) -> datetime:
         return self.clock()
+
+    # --- the operator (casino.store.tenancy) ------------------------------------------
+
+    def act_for(self, operator_id: str) -> None:
+        """From now on every repository reads and writes ``operator_id``'s rows only (set
+        once, by authentication or by the command that opened this unit of work)."""
+        self.tenancy.set(operator_id)
+
+    def all_operators(self) -> UnitOfWork:
+        """Read across every operator (platform-level commands: audit, sealing, stale
+        rounds, the export of everything); writing tenant-owned rows still needs one."""
+        self.tenancy.every()
+        return self
+
+    @property
+    def operator_id(self) -> str | None:
+        """The operator this unit of work acts for, once set (None before, or for all)."""
+        return self.tenancy.operator_id
+
+    @property
+    def currencies(self) -> frozenset[str]:
+        """The ISO 4217 codes the operator may use (tables, wallets, limits)."""
+        own = self.operators.current().currencies
+        return self.deployment_currencies if own is None else frozenset(own)
 
     @property
     def session(self) -> Session:
@@ -99,20 +133,23 @@ class UnitOfWork:
     def _begin(self, session: Session) -> None:
         postgres = session.get_bind().dialect.name == "postgresql"
         self._writes = writes = pending.PendingWrites()
-        self.players = PlayerStore(session, postgres)
-        self.operator_tokens = OperatorTokenStore(session, postgres)
-        self.tables = TableStore(session, postgres)
-        self.seeds = SeedStore(session, postgres)
-        self.ledger = LedgerStore(session, postgres, writes)
-        self.protection = ProtectionStore(session, postgres, writes)
-        self.rounds = RoundStore(session, postgres, writes, self.ledger, self.protection)
-        self.idempotency = IdempotencyStore(session, postgres, writes)
-        self.checkpoints = CheckpointStore(session, postgres)
-        self.ledger_reads = LedgerReadStore(session, postgres)
-        self.export = ExportStore(session, postgres)
-        self.game_sessions = GameSessionStore(session, postgres)
+        tenancy = self.tenancy
+        self.operators = OperatorStore(session, postgres, tenancy)
+        self.players = PlayerStore(session, postgres, tenancy)
+        self.operator_tokens = OperatorTokenStore(session, postgres, tenancy)
+        self.tables = TableStore(session, postgres, tenancy)
+        self.seeds = SeedStore(session, postgres, tenancy)
+        self.ledger = LedgerStore(session, postgres, writes, tenancy)
+        self.protection = ProtectionStore(session, postgres, writes, tenancy)
+        self.rounds = RoundStore(session, postgres, writes, self.ledger, self.protection, tenancy)
+        self.idempotency = IdempotencyStore(session, postgres, writes, tenancy)
+        self.checkpoints = CheckpointStore(session, postgres, tenancy)
+        self.ledger_reads = LedgerReadStore(session, postgres, tenancy)
+        self.export = ExportStore(session, postgres, tenancy)
+        self.game_sessions = GameSessionStore(session, postgres, tenancy)
+        # Not tenant-owned: anonymous free play and its simulations.
         self.free_play = FreePlayStore(session, postgres)
-        self.reports = ReportStore(session, postgres)
+        self.reports = ReportStore(session, postgres, tenancy)
         self.simulation_jobs = SimulationJobStore(session, postgres)
         self._postgres = postgres
 
@@ -154,9 +191,13 @@ class UnitOfWork:
         session.commit()
         self._begin(session)
 
-    def read_books(self, *, rounds_since: datetime | None = None) -> Books:
-        """The whole ledger, for the audit, in one consistent snapshot."""
-        return books.read_books(self.session, rounds_since=rounds_since)
+    def read_books(self, *, rounds_since: datetime | None = None) -> Iterator[tuple[str, Books]]:
+        """For the audit, in one consistent snapshot: (operator, its whole ledger) of the
+        operator this unit of work acts for, or of every operator in all-operators mode."""
+        books.begin_snapshot(self.session)
+        scope = self.tenancy.scope()
+        for operator in [scope] if scope is not None else books.operator_ids(self.session):
+            yield operator, books.read_books(self.session, operator, rounds_since=rounds_since)
 
     def on_conflict(self, constraint: str, make_error: Callable[[], Exception]) -> None:
         """Should the commit be refused by ``constraint``, raise ``make_error()`` instead

@@ -82,6 +82,8 @@ class PendingWrites:
     limit_usage: list[dict[str, Any]] = field(default_factory=list)
     sessions: list[dict[str, Any]] = field(default_factory=list)
     cash_references: list[dict[str, Any]] = field(default_factory=list)
+    #: The operator of the transactions (a unit of work writes for one operator).
+    operator_id: str | None = None
 
     def __bool__(self) -> bool:
         return bool(
@@ -94,7 +96,10 @@ class PendingWrites:
             or self.cash_references
         )
 
-    def add_transaction(self, tx: ChainedTransaction, wallet_id: int) -> None:
+    def add_transaction(self, tx: ChainedTransaction, wallet_id: int, operator_id: str) -> None:
+        if self.operator_id not in (None, operator_id):
+            raise ValueError("one unit of work writes the transactions of one operator")
+        self.operator_id = operator_id
         self.transactions.append((tx, wallet_id))
         move = self.moves.get(wallet_id)
         if move is None:
@@ -103,10 +108,11 @@ class PendingWrites:
             move.add(tx)
 
 
-def _tx_row(tx: ChainedTransaction, wallet_id: int) -> dict[str, Any]:
+def _tx_row(tx: ChainedTransaction, wallet_id: int, operator_id: str | None) -> dict[str, Any]:
     new = tx.tx
     return {
         "id": tx.id,
+        "operator_id": operator_id,
         "kind": new.kind,
         "currency": new.currency,
         "player_id": new.player_id,
@@ -171,7 +177,11 @@ def _document(writes: PendingWrites) -> str:
             head = _dumps({k: v for k, v in row.items() if k != "body"})
             records.append(head[:-1] + ',"body":' + encoded + "}")
     add("idempotency_records", records)
-    add("ledger_transactions", [_dumps(_tx_row(tx, wid)) for tx, wid in writes.transactions])
+    operator = writes.operator_id
+    add(
+        "ledger_transactions",
+        [_dumps(_tx_row(tx, wid, operator)) for tx, wid in writes.transactions],
+    )
     add("postings", [_dumps(p) for tx, _ in writes.transactions for p in _posting_rows(tx)])
     add("cash_references", [_dumps(row) for row in writes.cash_references])
     return "{" + ",".join(parts) + "}"
@@ -242,7 +252,10 @@ def write_sqlite(session: Session, writes: PendingWrites) -> None:
     if writes.transactions:
         session.execute(
             insert(_TRANSACTIONS),
-            [_tx_row(tx, wid) | {"commit_seq": tx.id} for tx, wid in writes.transactions],
+            [
+                _tx_row(tx, wid, writes.operator_id) | {"commit_seq": tx.id}
+                for tx, wid in writes.transactions
+            ],
         )
         postings = [p for tx, _ in writes.transactions for p in _posting_rows(tx)]
         keys = {p["account"] for p in postings}

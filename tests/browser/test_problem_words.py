@@ -49,6 +49,12 @@ NOT_FOR_THE_CLIENT = frozenset(
         "account_status_unchanged",
         "invalid_range",
         "invalid_kind",
+        # the platform's management of operators
+        "operator_not_found",
+        "duplicate_operator",
+        "invalid_operator_id",
+        "invalid_operator",
+        "invalid_wallet_settings",
         "gone",
         "precondition_failed",
         "request_uri_too_long",

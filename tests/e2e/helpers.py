@@ -14,10 +14,17 @@ from casino.engine.casino_war import CasinoWarDeal, deal_casino_war
 from casino.ledger.audit import AuditReport
 
 OPERATOR_TOKEN = "e2e-operator-token-0123456789"
+#: Manages operators (docs/operators.md).
+PLATFORM_TOKEN = "e2e-platform-token-0123456789"
 
 
 def make_config(url: str, **overrides: Any) -> type:
-    attrs = {"DATABASE_URL": url, "CASINO_OPERATOR_TOKENS": [OPERATOR_TOKEN], **overrides}
+    attrs = {
+        "DATABASE_URL": url,
+        "CASINO_OPERATOR_TOKENS": [OPERATOR_TOKEN],
+        "CASINO_PLATFORM_TOKENS": [PLATFORM_TOKEN],
+        **overrides,
+    }
     return type("E2EConfig", (config.TestingConfig,), attrs)
 
 
@@ -39,6 +46,9 @@ class Api:
     client: FlaskClient
     operator_auth: dict[str, str] = field(
         default_factory=lambda: {"Authorization": f"Bearer {OPERATOR_TOKEN}"}
+    )
+    platform_auth: dict[str, str] = field(
+        default_factory=lambda: {"Authorization": f"Bearer {PLATFORM_TOKEN}"}
     )
 
     def get(self, path: str, auth: dict[str, str] | None = None, **kwargs: Any) -> Any:
@@ -238,6 +248,6 @@ def audit_database(url: str) -> AuditReport:
     database = Database.open(url)
     try:
         with database.unit_of_work() as uow:
-            return run_audit(uow, trusted_keys(key, []))
+            return run_audit(uow.all_operators(), trusted_keys(key, []))
     finally:
         database.dispose()

@@ -28,7 +28,7 @@ def play(api: Api, player: Player) -> dict[str, object]:
 
 def seal(app: Flask) -> list[Checkpoint]:
     key = SigningKey.parse(app.config["SIGNING_KEY"])
-    with app.extensions[EXTENSION_KEY].unit_of_work() as uow:
+    with app.extensions[EXTENSION_KEY].unit_of_work("default") as uow:
         made = seal_pending(uow, key)
         uow.commit()
     return made

@@ -349,9 +349,18 @@ def test_headers_statuses_and_roles_are_declared(spec: dict[str, Any]) -> None:
     ):
         declared = components["responses"][status]["headers"][header]
         assert declared == {"$ref": f"#/components/headers/{component}"}
-    # Money moves under a required key; a player is created, and seeds rotated, once under
-    # an optional one.
-    money = {"deposit", "withdraw", "placeBet", "decideRound", "createPlayer", "rotateSeeds"}
+    # Money moves under a required key; a player (an operator) is created, and seeds rotated,
+    # once under an optional one.
+    money = {
+        "deposit",
+        "withdraw",
+        "placeBet",
+        "decideRound",
+        "createPlayer",
+        "rotateSeeds",
+        "createOperator",
+        "launchGameSession",
+    }
     for path, _, operation in operations(spec):
         operation_id = operation["operationId"]
         responses = operation["responses"]
@@ -374,7 +383,7 @@ def test_headers_statuses_and_roles_are_declared(spec: dict[str, Any]) -> None:
             continue
         assert operation["security"] == [{"bearerAuth": []}], operation_id
         roles = operation["x-roles"]
-        assert roles and set(roles) <= {"operator", "player"}, operation_id
+        assert roles and set(roles) <= {"operator", "player", "platform"}, operation_id
         scopes = operation["x-scopes"]
         assert scopes == ([s for s in SCOPES if s in scopes] if "operator" in roles else [])
         assert "admin" in scopes or "operator" not in roles, operation_id
@@ -561,18 +570,19 @@ def test_x_roles_is_what_the_service_enforces(
         "seq": 1,
         "tx_id": 1,
         "session_id": "00000000-0000-4000-8000-000000000000",
+        "operator_id": "default",
     }
-    tokens = {"operator": api.operator_auth, "player": funded.auth}
+    tokens = {"operator": api.operator_auth, "player": funded.auth, "platform": api.platform_auth}
     secured = [
         (p, m, op) for p, m, op in operations(spec) if op.get("security") == [{"bearerAuth": []}]
     ]
-    assert len(secured) == 43
+    assert len(secured) == 48
     for path, method, operation in secured:
         url = path.format(**ids)
         anonymous = api.client.open(url, method=method.upper(), json={})
         assert_problem(anonymous, 401, "unauthenticated")
         assert anonymous.headers["WWW-Authenticate"] == "Bearer"
-        for role in ("operator", "player"):
+        for role in ("operator", "player", "platform"):
             headers = {**tokens[role], "Idempotency-Key": new_key()}
             answer = api.client.open(url, method=method.upper(), json={}, headers=headers)
             refused = answer.status_code == 403

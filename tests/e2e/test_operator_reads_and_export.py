@@ -36,7 +36,7 @@ def seal(database_url: str) -> None:
     key = SigningKey.parse(config.settings({"CASINO_ENV": "testing"})["SIGNING_KEY"])
     database = Database.open(database_url)
     try:
-        with database.unit_of_work() as uow:
+        with database.unit_of_work("default") as uow:
             seal_pending(uow, key)
             uow.commit()
     finally:

@@ -50,7 +50,7 @@ def bearer(token: str) -> dict[str, str]:
 
 def stored_token(scoped_app: Flask, scope: str) -> str:
     database = scoped_app.extensions[EXTENSION_KEY]
-    with database.unit_of_work() as uow:
+    with database.unit_of_work("default") as uow:
         token = create_operator_token(uow, f"{scope} desk", scope=scope)
         uow.commit()
     return token

@@ -351,7 +351,7 @@ def test_resolve_stale_surrenders_where_the_limits_forbid_war(
         opened[someone.id] = tied["id"]
 
     clock.advance(hours=25)
-    with clocked_app.extensions[EXTENSION_KEY].unit_of_work() as uow:
+    with clocked_app.extensions[EXTENSION_KEY].unit_of_work("default") as uow:
         resolved = {view.player_id: view for view in resolve_stale(uow, timedelta(hours=24))}
         uow.commit()
     assert set(resolved) == {limited.id, free.id}

@@ -97,7 +97,7 @@ def test_the_stale_round_sweeper_surrenders_for_a_blocked_account(
     round_id = tie(api, database_url, funded)
     block(api, funded, "cooling_off")
     database = app.extensions[EXTENSION_KEY]
-    with database.unit_of_work() as uow:
+    with database.unit_of_work("default") as uow:
         resolved = rounds.resolve_stale(uow, timedelta(0))
         uow.commit()
     assert [view.id for view in resolved] == [round_id]

@@ -26,10 +26,12 @@ from casino.ledger.checkpoints import Checkpoint, SigningKey
 from casino.service import players, seeds, tables, wallets
 from casino.service.audit import run_audit
 from casino.service.demo import DEMO_TABLES
+from casino.service.operators import operator_ids
 from casino.service.sealing import seal_pending
 from casino.store.migrate import upgrade
 from casino.store.models import ServerSeed
 from casino.store.session import make_engine, make_session_factory
+from casino.store.tenancy import DEFAULT_OPERATOR
 from casino.store.uow import UnitOfWork
 from tests.db_guard import checkpoints_unguarded
 
@@ -96,7 +98,7 @@ def _empty_pg(engine: Engine) -> None:
             for row in conn.execute(
                 text(
                     "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() "
-                    "AND tablename <> 'alembic_version'"
+                    "AND tablename NOT IN ('alembic_version', 'operators')"
                 )
             )
         ]
@@ -104,6 +106,8 @@ def _empty_pg(engine: Engine) -> None:
             quoted = ", ".join(f'"{name}"' for name in names)
             with checkpoints_unguarded(conn):  # the checkpoints refuse a TRUNCATE otherwise
                 conn.execute(text(f"TRUNCATE {quoted} RESTART IDENTITY CASCADE"))
+        # The operator the migrations made stays, as a fresh database has it.
+        conn.execute(text("DELETE FROM operators WHERE id <> 'default'"))
 
 
 @pytest.fixture(params=BACKENDS)
@@ -146,11 +150,14 @@ class Svc:
 
     factory: sessionmaker[Session]
 
+    #: The operator the use cases run for (the one every migrated database has).
+    operator: str = DEFAULT_OPERATOR
+
     def uow(self) -> UnitOfWork:
-        return UnitOfWork(self.factory)
+        return UnitOfWork(self.factory, operator=self.operator)
 
     def run(self, use_case: Callable[..., object], *args: object, **kwargs: object) -> object:
-        with UnitOfWork(self.factory) as uow:
+        with self.uow() as uow:
             result = use_case(uow, *args, **kwargs)
             uow.commit()
             return result
@@ -163,16 +170,21 @@ class Svc:
 
     def audit(self) -> AuditReport:
         with UnitOfWork(self.factory) as uow:
-            return run_audit(uow, [SIGNING_KEY.verifying])
+            return run_audit(uow.all_operators(), [SIGNING_KEY.verifying])
 
     def seal(self) -> list[Checkpoint]:
+        """Seal every operator's chain (as ``casino seal`` does); the checkpoints made."""
         with UnitOfWork(self.factory) as uow:
-            made = seal_pending(uow, SIGNING_KEY)
-            uow.commit()
+            operators = operator_ids(uow)
+        made = []
+        for operator in operators:
+            with UnitOfWork(self.factory, operator=operator) as uow:
+                made += seal_pending(uow, SIGNING_KEY)
+                uow.commit()
         return made
 
     def balance(self, player_id: str, currency: str = "EUR") -> int:
-        with UnitOfWork(self.factory) as uow:
+        with self.uow() as uow:
             for wallet in wallets.list_wallets(uow, player_id):
                 if wallet.currency == currency:
                     return wallet.balance

@@ -98,7 +98,7 @@ def test_the_apps_role_cannot_get_past_the_guard(svc: Svc, db_url: str) -> None:
         app = make_engine(make_url(db_url).set(username=role, password="app"))
         try:
             svc.player(funds=2_000)
-            with UnitOfWork(make_session_factory(app)) as uow:  # the app's role seals
+            with UnitOfWork(make_session_factory(app), operator="default") as uow:  # the app's role
                 assert [c.seq for c in seal_pending(uow, SIGNING_KEY)] == [2]
                 uow.commit()
             for attempt in (

@@ -37,7 +37,6 @@ from casino.service import rounds, seeds, wallets
 from casino.service.errors import Invalid
 from casino.service.export import export
 from casino.store.models import LedgerTransaction, Round, ServerSeed
-from casino.store.uow import UnitOfWork
 
 from .conftest import SIGNING_KEY, Svc, is_tie, not_tie, tie_then
 
@@ -106,7 +105,7 @@ def _now(svc: Svc) -> datetime:
 
 
 def exported(svc: Svc, since: datetime | None = None, until: datetime | None = None) -> bytes:
-    with UnitOfWork(svc.factory) as uow:
+    with svc.uow() as uow:
         return b"".join(export(uow, since=since, until=until, keys=KEYS, chunk=512))
 
 
@@ -247,7 +246,7 @@ def test_a_range_with_nothing_in_it_still_verifies(svc: Svc, demo_tables: list[s
 
 def test_the_range_must_be_a_range(svc: Svc) -> None:
     moment = datetime.now().astimezone()
-    with UnitOfWork(svc.factory) as uow, pytest.raises(Invalid) as refused:
+    with svc.uow() as uow, pytest.raises(Invalid) as refused:
         next(iter(export(uow, since=moment, until=moment, keys=KEYS)))
     assert refused.value.code == "invalid_range"
 
@@ -626,7 +625,7 @@ def test_the_export_reads_one_snapshot(
     books at one moment. PostgreSQL: a REPEATABLE READ snapshot, and bets go on meanwhile;
     SQLite: the export's transaction holds the database, so writers wait for it."""
     ledger = play(svc)
-    with UnitOfWork(svc.factory) as uow:
+    with svc.uow() as uow:
         chunks = export(uow, since=None, until=None, keys=KEYS, chunk=256)
         head = next(chunks)  # begun: the snapshot is taken
         if backend == "postgresql":

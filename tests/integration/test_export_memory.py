@@ -79,14 +79,14 @@ def test_a_filled_ledger_is_one_the_verifier_accepts(engine: Engine) -> None:
     seeds, open rounds, several checkpoints and both kinds of round."""
     filled = fill(engine, transactions=3_000, players=40, batch=700)
     assert seal(engine, SIGNING_KEY) >= 1
-    with UnitOfWork(make_session_factory(engine)) as uow:
+    with UnitOfWork(make_session_factory(engine), operator="default") as uow:
         data = b"".join(export(uow, since=None, until=None, keys=[SIGNING_KEY.verifying]))
     summary = verifier.verify(data.splitlines(keepends=True), [SIGNING_KEY.verifying.raw])
     assert summary["ok"], [c for c in summary["checks"] if not c["ok"]]
     assert summary["counts"]["transaction"] == filled.transactions
     assert summary["rounds"]["redealt"] > 0 and summary["unchecked_rounds"]
     assert summary["rounds"]["money_matched"] == filled.rounds
-    with UnitOfWork(make_session_factory(engine)) as uow:
+    with UnitOfWork(make_session_factory(engine), operator="default") as uow:
         since = filled.time_at(0.5)
         part = b"".join(export(uow, since=since, until=None, keys=[SIGNING_KEY.verifying]))
     assert verifier.verify(part.splitlines(keepends=True), [SIGNING_KEY.verifying.raw])["ok"]

@@ -24,7 +24,6 @@ from casino.ledger.checkpoints import SigningKey, TrustedKey, checkpoint_hash
 from casino.service import wallets
 from casino.service.export import export
 from casino.service.sealing import seal_pending
-from casino.store.uow import UnitOfWork
 
 from .conftest import SIGNING_KEY, Svc
 from .test_export import check, exported, failed, join, play, split
@@ -235,19 +234,19 @@ def _two_keys(svc: Svc) -> None:
     """Checkpoints 1 and 2 signed by OLD, then the key rotated: 3 signed by SIGNING_KEY."""
     for n in range(3):
         player = svc.player(funds=1_000 + n)
-        with UnitOfWork(svc.factory) as uow:
+        with svc.uow() as uow:
             key = OLD if n < 2 else SIGNING_KEY
             assert len(seal_pending(uow, key, trusted=[OLD.verifying])) == 1
             uow.commit()
         svc.run(wallets.withdraw, player, "EUR", 1, "a little")
-    with UnitOfWork(svc.factory) as uow:  # the withdrawals: checkpoint 4, by the current key
+    with svc.uow() as uow:  # the withdrawals: checkpoint 4, by the current key
         assert len(seal_pending(uow, SIGNING_KEY, trusted=[OLD.verifying])) == 1
         uow.commit()
 
 
 def test_a_retired_key_is_trusted_only_for_its_range(svc: Svc, tmp_path: Path) -> None:
     _two_keys(svc)
-    with UnitOfWork(svc.factory) as uow:
+    with svc.uow() as uow:
         keys = [SIGNING_KEY.verifying, TrustedKey.parse(f"{OLD.verifying.hex}@1-2")]
         data = b"".join(export(uow, since=None, until=None, keys=keys))
     documents = split(data)
@@ -286,10 +285,10 @@ def test_the_audit_refuses_a_retired_key_outside_its_range(
     from casino.service.audit import run_audit
 
     _two_keys(svc)
-    with UnitOfWork(svc.factory) as uow:
+    with svc.uow() as uow:
         good = run_audit(uow, [SIGNING_KEY.verifying, TrustedKey.parse(f"{OLD_HEX}@1-2")])
     assert good.ok
-    with UnitOfWork(svc.factory) as uow:
+    with svc.uow() as uow:
         short = run_audit(
             uow, [SIGNING_KEY.verifying, TrustedKey.parse(f"{OLD.verifying.hex}@1-1")]
         )

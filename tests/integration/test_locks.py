@@ -51,6 +51,8 @@ OWNER = {
     "operator_tokens": "NULL",
     "free_play_games": "NULL",
     "free_play_simulations": "NULL",
+    # A bet must never lock its operator's row (every bet of the operator would share it).
+    "operators": "NULL",
 }
 
 

@@ -240,16 +240,17 @@ def test_0004_relinks_an_existing_ledger_that_then_passes_the_audit(fresh_url: s
     key = SigningKey.parse("77" * 32)
     try:
         with database.unit_of_work() as uow:
-            report = run_audit(uow, [key.verifying])
+            report = run_audit(uow.all_operators(), [key.verifying])
         assert report.ok, [c for c in report.checks if not c.ok]
-        with database.unit_of_work() as uow:
+        with database.unit_of_work("default") as uow:
             (checkpoint,) = seal_pending(uow, key)
             uow.commit()
         assert checkpoint.total_count == len(txs)
         # The lost round gave the house 1,100; the tie bet took 1,000 back; 1,000 is in play.
         assert checkpoint.balances == {"cash:EUR": -10_000, "house:EUR": 100, "in_play:EUR": 1000}
         with database.unit_of_work() as uow:
-            assert run_audit(uow, [key.verifying]).ok
+            assert run_audit(uow.all_operators(), [key.verifying]).ok
+        with database.unit_of_work("default") as uow:
             assert uow.ledger.balances(pid) == [("EUR", 10_000 - 100 - 1000)]
     finally:
         database.dispose()
@@ -372,11 +373,12 @@ def test_0016_commits_a_next_seed_for_every_existing_player(fresh_url: str) -> N
             successors[seed_id] = bytes(successor)
         assert successors[2] != successors[3]
 
+        upgrade(fresh_url)  # the service runs on today's schema
         factory = make_session_factory(engine)
-        with UnitOfWork(factory) as uow:
+        with UnitOfWork(factory, operator="default") as uow:
             shown = seeds.get_seeds(uow, players[0])
         assert shown.next_server_seed_hash == migrated[2][2] and not shown.client_seed_chosen
-        with UnitOfWork(factory) as uow:
+        with UnitOfWork(factory, operator="default") as uow:
             rotation = seeds.rotate_seed(uow, players[0], "after 0016")
             uow.commit()
         assert rotation.current.server_seed_hash == migrated[2][2]

@@ -21,7 +21,7 @@ OPERATOR = Actor("operator", "operator:test")
 
 
 def clocked(svc: Svc, now: datetime) -> UnitOfWork:
-    return UnitOfWork(svc.factory, clock=lambda: now)
+    return UnitOfWork(svc.factory, clock=lambda: now, operator=svc.operator)
 
 
 def set_wager_limit(svc: Svc, player_id: str, amount: int | None, now: datetime) -> None:

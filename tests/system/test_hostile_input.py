@@ -577,7 +577,7 @@ def test_revoked_tokens_are_refused(database_url: str, world: World) -> None:
 
     engine = make_engine(database_url)
     try:
-        with UnitOfWork(make_session_factory(engine)) as uow:
+        with UnitOfWork(make_session_factory(engine), operator="default") as uow:
             stored = create_operator_token(uow, "to be revoked")
             uow.commit()
     finally:

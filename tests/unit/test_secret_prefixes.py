@@ -9,6 +9,7 @@ from casino.service import auth, free_play, game_sessions
 def test_every_issued_prefix_is_a_secret_prefix() -> None:
     issued = {
         auth.OPERATOR_PREFIX,
+        auth.PLATFORM_PREFIX,
         auth.PLAYER_PREFIX,
         auth.GAME_SESSION_PREFIX,
         auth.LAUNCH_CODE_PREFIX,

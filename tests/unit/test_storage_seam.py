@@ -174,3 +174,26 @@ def test_the_checks_would_see_an_offender(tmp_path: Path) -> None:
     assert "sqlalchemy" in {
         a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names
     }
+
+
+# Who decides the operator a unit of work acts for (docs/operators.md): authentication, the
+# platform's first token of a new operator, and the platform-level readers (commands, the
+# deployment's metrics). Everything else works for the operator it was given.
+CHOOSE_THE_OPERATOR = {"act_for", "all_operators"}
+MAY_CHOOSE = {
+    "service/auth.py",
+    "service/operators.py",
+    "api/metrics.py",
+    "cli/ops_cmds.py",
+}
+
+
+def test_only_authentication_and_platform_commands_choose_the_operator() -> None:
+    choosers = {
+        str(path.relative_to(PACKAGE))
+        for path in modules_above()
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Attribute) and node.attr in CHOOSE_THE_OPERATOR
+    }
+    assert choosers <= MAY_CHOOSE, sorted(choosers - MAY_CHOOSE)
+    assert "service/auth.py" in choosers

@@ -10,6 +10,7 @@ from casino.api.resources import (
     game_sessions,
     health,
     ledger,
+    operators,
     players,
     protection,
     reports,
@@ -32,6 +33,7 @@ BLUEPRINTS = (
     game_sessions.blp,
     protection.blp,
     currencies.blp,
+    operators.blp,
 )
 
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from flask import current_app
 from flask.views import MethodView
 
 from casino.api.auth import OPERATOR, PLAYER, WITH_SUPPORT, requires
 from casino.api.json_body import ApiBlueprint
+from casino.api.resources._uow import read
 from casino.api.schemas_protection import CurrencySchema
 from casino.service import currencies
 from casino.service.currencies import CurrencyInfo
@@ -22,6 +22,6 @@ class Currencies(MethodView):
     @blp.response(200, CurrencySchema(many=True))
     @blp.doc(operationId="listCurrencies")
     def get(self) -> list[CurrencyInfo]:
-        """Wallets, tables and limits take these currencies only (anything else: 422
-        ``unsupported_currency``); amounts are integers in their minor units."""
-        return currencies.supported(current_app.config["CASINO_CURRENCIES"])
+        """Wallets, tables and limits of your operator take these currencies only (anything
+        else: 422 ``unsupported_currency``); amounts are integers in their minor units."""
+        return read(lambda uow: currencies.supported(uow.currencies))

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from flask import g
 from flask.views import MethodView
+from flask.wrappers import Response
 
-from casino.api import clock, throttling
+from casino.api import clock, idempotency, throttling
 from casino.api.auth import OPERATOR, PLAYER, WITH_SUPPORT, current_principal, requires
 from casino.api.json_body import ApiBlueprint
 from casino.api.openapi import error_responses, problem_codes
@@ -18,9 +20,12 @@ from casino.api.schemas_sessions import (
     GameSessionListSchema,
     GameSessionSchema,
     LaunchCodeSchema,
+    OperatorLaunchedSchema,
+    OperatorLaunchSchema,
     SessionsRevokedSchema,
 )
 from casino.service import game_sessions as service
+from casino.service import launch as operator_launch
 from casino.service.errors import NotFound
 
 blp = ApiBlueprint(
@@ -109,6 +114,79 @@ class PlayerSessions(MethodView):
         codes alike); the player's own token is untouched. Again: revoked 0."""
         now = clock.now()
         return {"revoked": write(lambda uow: service.revoke_player_sessions(uow, player_id, now))}
+
+
+_LAUNCHED = OperatorLaunchedSchema()
+
+
+@blp.route("/sessions")
+class Sessions(MethodView):
+    @requires(OPERATOR)
+    @idempotency.optional
+    @blp.arguments(OperatorLaunchSchema())
+    @blp.response(201, OperatorLaunchedSchema)
+    @blp.doc(
+        operationId="launchGameSession",
+        responses=error_responses(404, 409, 422),
+        **problem_codes(
+            "validation_failed",
+            "unsupported_currency",
+            "table_not_found",
+            "table_currency_mismatch",
+            "invalid_operator_session",
+            "invalid_external_ref",
+            "idempotency_key_invalid",
+            "idempotency_key_reused",
+            "request_in_progress",
+        ),
+    )
+    def post(self, data: dict[str, Any]) -> Response | dict[str, Any]:
+        """Launch by your own player reference: the player ``player`` (your external_ref)
+        is found, or made (``player_created``), and a game session opened for it at
+        ``table_id``, in ``currency`` (the table's), answered like createGameSession: the
+        launch_url with its one-time launch code. ``operator_session``, your own session
+        token, is kept with the session (a seamless wallet gets it back as ``session``).
+
+        With an ``Idempotency-Key`` a retry answers the same session again, with
+        ``launch_url`` and ``launch_code`` null (shown once: launch again with a new key);
+        without one, a retry opens another session for the same player.
+        """
+        now = clock.now()
+
+        def launch(uow: Any) -> dict[str, Any]:
+            done = operator_launch.launch(
+                uow,
+                data["player"],
+                data["currency"],
+                data["table_id"],
+                now,
+                operator_session=data["operator_session"],
+                language=data["language"],
+                ttl_seconds=data["ttl_seconds"],
+            )
+            view = done.launch.view
+            return {
+                "id": view.id,
+                "player_id": view.player_id,
+                "external_ref": done.external_ref,
+                "player_created": done.player_created,
+                "table_id": view.table_id,
+                "currency": done.currency,
+                "language": view.language,
+                "expires_at": view.expires_at,
+                "launch_url": done.launch.launch_url,
+                "launch_code": done.launch.code,
+                "launch_code_expires_at": done.launch.code_expires_at,
+            }
+
+        if g.idempotency_key is not None:
+            return idempotency.respond(
+                201,
+                _LAUNCHED.dump,
+                launch,
+                stored=lambda body: {**body, "launch_url": None, "launch_code": None},
+            )
+        return write(launch)
 
 
 @blp.route("/sessions/exchange")

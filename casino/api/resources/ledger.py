@@ -11,7 +11,14 @@ from flask.views import MethodView
 from flask.wrappers import Response
 from marshmallow import RAISE
 
-from casino.api.auth import OPERATOR, PLAYER, WITH_AUDITOR, requires, scope_player_id
+from casino.api.auth import (
+    OPERATOR,
+    PLAYER,
+    WITH_AUDITOR,
+    current_principal,
+    requires,
+    scope_player_id,
+)
 from casino.api.database import database
 from casino.api.json_body import ApiBlueprint
 from casino.api.openapi import error_responses
@@ -168,11 +175,12 @@ class Export(MethodView):
         config = current_app.config
         keys = sealing.trusted_keys(config["SIGNING_PUBLIC_KEY"], config["TRUSTED_SIGNING_KEYS"])
         source = database()
+        operator = current_principal().operator_id
 
         def stream() -> Iterator[bytes]:
-            # Its own unit of work, so the whole export reads one snapshot; it runs after the
-            # view has returned, while the response is sent.
-            with source.unit_of_work() as uow:
+            # Its own unit of work (for the caller's operator), so the whole export reads one
+            # snapshot; it runs after the view has returned, while the response is sent.
+            with source.unit_of_work(operator) as uow:
                 yield from export_service.export(uow, since=since, until=until, keys=keys)
 
         stamp = "full" if since is None and until is None else "partial"

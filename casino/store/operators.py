@@ -1,0 +1,90 @@
+"""Operators (tenants): the platform's own table, read and written by platform-level use
+cases; ``current`` is the operator a unit of work acts for."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+
+from casino.store.operator_models import Operator
+from casino.store.operator_records import OperatorRecord
+from casino.store.repository import Repository
+
+
+def _record(row: Operator) -> OperatorRecord:
+    return OperatorRecord(
+        id=row.id,
+        name=row.name,
+        currencies=None if row.currencies is None else tuple(row.currencies),
+        wallet_mode=row.wallet_mode,
+        wallet_url=row.wallet_url,
+        wallet_secret=row.wallet_secret,
+        wallet_previous_secret=row.wallet_previous_secret,
+        wallet_previous_secret_until=row.wallet_previous_secret_until,
+        wallet_timeout_ms=int(row.wallet_timeout_ms),
+        close_losing_round_with_zero_win=bool(row.close_losing_round_with_zero_win),
+        active=bool(row.active),
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+    )
+
+
+def _columns(record: OperatorRecord) -> dict[str, Any]:
+    values = asdict(record)
+    if values["currencies"] is not None:
+        values["currencies"] = list(values["currencies"])
+    return values
+
+
+class OperatorStore(Repository):
+    _current: OperatorRecord | None = None
+
+    def current(self) -> OperatorRecord:
+        """The operator this unit of work acts for (read once per transaction)."""
+        operator_id = self.operator_id
+        if self._current is None or self._current.id != operator_id:
+            found = self.get(operator_id)
+            if found is None:
+                raise LookupError(f"operator {operator_id!r} does not exist")
+            self._current = found
+        return self._current
+
+    def get(self, operator_id: str) -> OperatorRecord | None:
+        row = self.session.get(Operator, operator_id) if isinstance(operator_id, str) else None
+        return None if row is None else _record(row)
+
+    def all(self) -> list[OperatorRecord]:
+        rows = self.session.scalars(select(Operator).order_by(Operator.id))
+        return [_record(row) for row in rows]
+
+    def ids(self) -> list[str]:
+        return list(self.session.scalars(select(Operator.id).order_by(Operator.id)))
+
+    def add(self, record: OperatorRecord) -> bool:
+        """Insert the operator; False (and nothing changed) if its id is taken."""
+        try:
+            # A savepoint, so a concurrent duplicate does not poison the caller's transaction.
+            with self.session.begin_nested():
+                self.session.add(Operator(**_columns(record)))
+                self.session.flush()
+        except IntegrityError:
+            return False
+        return True
+
+    def replace(self, record: OperatorRecord) -> None:
+        row = self.session.get(Operator, record.id, with_for_update=True)
+        if row is None:
+            raise LookupError(record.id)
+        for name, value in _columns(record).items():
+            setattr(row, name, value)
+        self.session.flush()
+        if self._current is not None and self._current.id == record.id:
+            self._current = record
+
+    def lock(self, operator_id: str) -> OperatorRecord | None:
+        """The operator's row, locked until commit (a change reads it as it stands)."""
+        row = self.session.get(Operator, operator_id, with_for_update=True, populate_existing=True)
+        return None if row is None else _record(row)
