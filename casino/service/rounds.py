@@ -15,24 +15,28 @@ with the round at commit (casino.store).
 from __future__ import annotations
 
 import uuid
-from dataclasses import replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
 from casino.engine.casino_war import (
     CasinoWarRound,
     Decision,
+    HandBet,
+    RecordShape,
     RoundStatus,
+    TableRound,
     TableRules,
-    bet_outcomes,
     deal_casino_war,
     replay_round,
 )
 from casino.engine.errors import IllegalAction
+from casino.ledger.accounts import SystemAccounts
 from casino.ledger.errors import InsufficientFunds
 from casino.ledger.settlement import decided_round_legs, opened_round_legs, settled_round_legs
 from casino.ledger.transactions import BET, DECISION, STAKE, link, new_transaction
-from casino.service import protection
+from casino.service import protection, table_rounds
 from casino.service.common import (
     clamp_limit,
     decode_cursor,
@@ -42,15 +46,16 @@ from casino.service.common import (
 )
 from casino.service.errors import Conflict, Forbidden, Invalid, NotFound
 from casino.service.ledger_reads import check_range
+from casino.service.round_views import round_view
 from casino.service.seeds import take_first_bet_client_seed
-from casino.service.views import ROUND_STATUSES, Page, RoundView
+from casino.service.views import DECIDED_BY, ROUND_STATUSES, Page, RoundView
 from casino.store.protection_records import LimitRecord
-from casino.store.records import RoundRecord, RoundRow, Wallet
+from casino.store.records import BetClaim, DecisionClaim, RoundRecord, RoundRow, Wallet
 from casino.store.types import as_utc
 from casino.store.uow import UnitOfWork
 from casino.store.writes import LIMIT_GUARD, ROUND_NOT_OPEN, WALLET_GUARD
 
-DecidedBy = Literal["player", "system"]
+DecidedBy = Literal["player", "system", "timeout"]
 AWAITING_DECISION = RoundStatus.AWAITING_DECISION.value
 SETTLED = RoundStatus.SETTLED.value
 
@@ -82,10 +87,16 @@ def place_bet(
     uow: UnitOfWork,
     player_id: str,
     table_id: str,
-    ante: int,
+    ante: int = 0,
     tie_bet: int = 0,
     client_seed: str | None = None,
+    *,
+    hands: Sequence[HandBet] | None = None,
 ) -> RoundView:
+    """Bet one hand (``ante``, ``tie_bet``) or several (``hands``: up to the table's
+    ``max_hands``). The table's rules choose how the round is played and stored: the
+    one-hand shape (the classic round) or the hands shape (casino.service.table_rounds)."""
+    bets = list(hands) if hands is not None else [HandBet(ante, tie_bet)]
     if not isinstance(table_id, str):
         raise NotFound("no such table", code="table_not_found")
     if client_seed is not None:
@@ -112,11 +123,14 @@ def place_bet(
     protection.check_account(claim.protection, now)
     protection.check_session(claim.protection, now)
     rules = TableRules.from_dict(table.rules)
-    rules.validate_bet(ante, tie_bet)
+    if len(bets) == 1:
+        rules.validate_bet(bets[0].ante, bets[0].tie_bet)
+    else:
+        rules.validate_hands(bets)
     if claim.open_round_id is not None:
         raise _round_in_progress(claim.open_round_id)
     currency = table.currency
-    stake = ante + tie_bet
+    stake = sum(bet.ante + bet.tie_bet for bet in bets)
     wallet = claim.wallet
     if wallet is None or wallet.state.balance < stake:
         raise insufficient_funds(stake, currency)  # also when there is no wallet
@@ -124,54 +138,32 @@ def place_bet(
     # the player goes to war), so the refusal never depends on the cards.
     risks = {protection.LOSS: stake, protection.WAGER: stake}
     protection.check_limits(claim.limits, risks, now)
-    game = CasinoWarRound.start(
-        rules,
-        deal_casino_war(claim.server_seed, claim.client_seed, claim.nonce, rules.decks),
-        ante,
-        tie_bet,
-    )
     round_id = str(uuid.uuid4())
     accounts = uow.ledger.system_accounts(currency)
-    if game.status is RoundStatus.SETTLED:
-        result = game.result
-        returned = result.payouts.ante + result.payouts.tie_bet
-        kind = BET
-        legs = settled_round_legs(accounts, wallet.key, stake, returned)
-        ante_payout, net, settled_at = result.payouts.ante, result.net, now
+    if rules.record_shape is RecordShape.ONE_HAND:
+        kind, legs, fields = _classic_bet(rules, claim, bets[0], accounts, wallet.key)
     else:
-        # Only the tie bet is settled now; the ante stays in play until the decision.
-        kind = STAKE
-        legs = opened_round_legs(accounts, wallet.key, ante, tie_bet, game.tie_bet_payout)
-        ante_payout, net, settled_at = 0, game.tie_bet_payout - stake, None
+        kind, legs, fields = _table_bet(rules, claim, bets, accounts, wallet.key)
     balance_after = _post(uow, kind, player_id, currency, legs, round_id, claim.tx_id, wallet, now)
     moved = balance_after - wallet.state.balance
     _count_round(uow, claim.limits, player_id, currency, moved, risks)
     played = protection.session_after_bet(uow, claim.protection, now)
+    awaiting = fields["status"] == AWAITING_DECISION
+    timeout = rules.decision_timeout
     record = RoundRecord(
         id=round_id,
         player_id=player_id,
         table_id=table_id,
         currency=currency,
         rules=rules.to_dict(),
-        status=game.status.value,
         server_seed_id=claim.seed_id,
         client_seed=claim.client_seed,
         nonce=claim.nonce,
-        ante=ante,
-        tie_bet=tie_bet,
-        raise_amount=0,
-        player_card=game.deal.player.code,
-        dealer_card=game.deal.dealer.code,
-        war=None,
-        decision=None,
-        decided_by=None,
-        ante_payout=ante_payout,
-        tie_bet_payout=game.tie_bet_payout,
-        raise_payout=0,
-        net=net,
         balance_after=balance_after,
         created_at=now,
-        settled_at=settled_at,
+        settled_at=None if awaiting else now,
+        decision_deadline=now + timeout if awaiting and timeout is not None else None,
+        **fields,
     )
 
     # Should another bet of this player have opened a round after the claim's snapshot, the
@@ -185,6 +177,65 @@ def place_bet(
         RoundRow(record, claim.seed_hash, None, [claim.tx_id]),
         reality_check=protection.reality_check(played, now),
     )
+
+
+def _classic_bet(
+    rules: TableRules, claim: BetClaim, bet: HandBet, accounts: SystemAccounts, wallet: str
+) -> tuple[str, Any, dict[str, Any]]:
+    """The classic round: one hand, at most one war (the one-hand shape)."""
+    ante, tie_bet = bet.ante, bet.tie_bet
+    game = CasinoWarRound.start(
+        rules,
+        deal_casino_war(claim.server_seed, claim.client_seed, claim.nonce, rules.decks),
+        ante,
+        tie_bet,
+    )
+    stake = ante + tie_bet
+    if game.status is RoundStatus.SETTLED:
+        result = game.result
+        returned = result.payouts.ante + result.payouts.tie_bet
+        kind = BET
+        legs = settled_round_legs(accounts, wallet, stake, returned)
+        ante_payout, net = result.payouts.ante, result.net
+    else:
+        # Only the tie bet is settled now; the ante stays in play until the decision.
+        kind = STAKE
+        legs = opened_round_legs(accounts, wallet, ante, tie_bet, game.tie_bet_payout)
+        ante_payout, net = 0, game.tie_bet_payout - stake
+    return (
+        kind,
+        legs,
+        {
+            "status": game.status.value,
+            "ante": ante,
+            "tie_bet": tie_bet,
+            "raise_amount": 0,
+            "player_card": game.deal.player.code,
+            "dealer_card": game.deal.dealer.code,
+            "war": None,
+            "decision": None,
+            "decided_by": None,
+            "ante_payout": ante_payout,
+            "tie_bet_payout": game.tie_bet_payout,
+            "raise_payout": 0,
+            "net": net,
+        },
+    )
+
+
+def _table_bet(
+    rules: TableRules,
+    claim: BetClaim,
+    bets: Sequence[HandBet],
+    accounts: SystemAccounts,
+    wallet: str,
+) -> tuple[str, Any, dict[str, Any]]:
+    """A round in the hands shape (casino.service.table_rounds)."""
+    game = TableRound.deal(rules, claim.server_seed, claim.client_seed, claim.nonce, bets)
+    result = game.snapshot()
+    move = table_rounds.movement(None, result)
+    kind = BET if game.status is RoundStatus.SETTLED else STAKE
+    return kind, move.legs(accounts, wallet), table_rounds.columns(result)
 
 
 def _count_round(
@@ -242,18 +293,40 @@ def decide(
     player_id: str | None,
     decided_by: DecidedBy = "player",
 ) -> RoundView:
-    """Surrender or go to war on a round awaiting a decision.
+    """Surrender or go to war on every hand of a round awaiting a decision (one hand: the
+    round's one hand). ``player_id`` restricts the round to that player's (None: any, for
+    operators/system). War needs the raise in the wallet, else Conflict(insufficient_funds)
+    and the round stays open."""
+    return decide_hands(
+        uow, round_id, None, player_id=player_id, decided_by=decided_by, action=action
+    )
 
-    ``player_id`` restricts the round to that player's (None: any, for operators/system).
-    War needs the raise (= ante) in the wallet, else Conflict(insufficient_funds) and the
-    round stays open.
+
+def decide_hands(
+    uow: UnitOfWork,
+    round_id: str,
+    decisions: Mapping[int, tuple[str, int]] | None,
+    *,
+    player_id: str | None,
+    decided_by: DecidedBy = "player",
+    one_hand: bool = False,
+    action: Decision | str | None = None,
+) -> RoundView:
+    """Decide hands of a round awaiting decisions: ``decisions`` maps a hand to (action, war
+    tie bet); None: ``action`` for every hand awaiting one. ``one_hand``: the body of one
+    hand, for the round's one hand awaiting a decision, whichever it is.
+
+    Past the round's decision deadline the table's clock decides instead, whatever was
+    asked: every hand awaiting a decision takes the timeout action (surrender), recorded as
+    decided by ``timeout`` and settled at the deadline (docs/api-rounds.md).
     """
-    try:
-        choice = Decision(action)
-    except ValueError:
-        raise Invalid(f"unknown decision {action!r}", code="unknown_decision") from None
-    if decided_by not in ("player", "system"):
-        raise ValueError(f"decided_by must be player or system, not {decided_by!r}")
+    if decided_by not in DECIDED_BY:
+        raise ValueError(f"decided_by must be one of {DECIDED_BY}, not {decided_by!r}")
+    if action is not None:
+        try:
+            action = Decision(action)
+        except ValueError:
+            raise Invalid(f"unknown decision {action!r}", code="unknown_decision") from None
     claim = uow.rounds.claim_decision(round_id) if _is_uuid(round_id) else None
     if claim is None or (player_id is not None and claim.round.player_id != player_id):
         raise NotFound("no such round", code="round_not_found")
@@ -261,37 +334,93 @@ def decide(
     if record.status != AWAITING_DECISION:
         raise _not_awaiting(record.id)
     rules = TableRules.from_dict(record.rules)
-    if choice is Decision.WAR and rules.surrender_allowed:
+    now = uow.now()
+    deadline = record.decision_deadline
+    if deadline is not None and now >= deadline:
+        return _settle_decision(uow, claim, rules, _Clock(), now, deadline)
+    if decided_by == "timeout":
+        raise _not_awaiting(record.id)  # the clock has not run out: nothing to do
+    return _settle_decision(
+        uow, claim, rules, _Asked(decisions, action, decided_by, one_hand), now, now
+    )
+
+
+@dataclass(frozen=True)
+class _Asked:
+    """What a request asked: decisions per hand, or one action for every waiting hand."""
+
+    decisions: Mapping[int, tuple[str, int]] | None
+    action: Decision | None
+    decided_by: str
+    one_hand: bool
+
+
+@dataclass(frozen=True)
+class _Clock:
+    """The decision clock ran out."""
+
+
+def _settle_decision(
+    uow: UnitOfWork,
+    claim: DecisionClaim,
+    rules: TableRules,
+    asked: _Asked | _Clock,
+    now: datetime,
+    settled_at: datetime,
+) -> RoundView:
+    record = claim.round
+    if record.hands is None:
+        game: Any = replay_round(
+            rules,
+            claim.server_seed,
+            record.client_seed,
+            record.nonce,
+            record.ante,
+            record.tie_bet,
+        )
+        before = None
+    else:
+        game = table_rounds.replay(
+            rules, claim.server_seed, record.client_seed, record.nonce, record.hands
+        )
+        before = game.snapshot()
+    goes_to_war = _apply(game, rules, asked, record)
+    if goes_to_war and rules.surrender_allowed:
         # Going to war is a new wager, which a blocked account may not make; surrendering
         # settles the round. (Without surrender at the table, war is the only way out.)
-        protection.check_account(claim.protection, uow.now())
-    game = replay_round(
-        rules,
-        claim.server_seed,
-        record.client_seed,
-        record.nonce,
-        record.ante,
-        record.tie_bet,
-    )
-    try:
-        game.decide(choice)
-    except IllegalAction as exc:
-        if exc.code == "round_not_awaiting_decision":  # stored state and replay disagree
-            raise RuntimeError(f"round {record.id} is open but its deal is not a tie") from exc
-        raise
-    result = game.result
-    now = uow.now()
+        protection.check_account(claim.protection, now)
+    accounts = uow.ledger.system_accounts(record.currency)
+    if before is None:  # the classic round
+        result = game.result
+        raised = result.bets.raise_
+        legs = decided_round_legs(
+            accounts,
+            claim.wallet.key,
+            result.bets.ante,
+            raised,
+            result.payouts.ante + result.payouts.raise_,
+        )
+        decision = game.decision
+        fields: dict[str, Any] = {
+            "status": SETTLED,
+            "decision": decision.value,
+            "decided_by": _decided_by(asked),
+            "raise_amount": raised,
+            "war": None if result.war is None else result.war.to_dict(),
+            "ante_payout": result.payouts.ante,
+            "raise_payout": result.payouts.raise_,
+            "tie_bet_payout": result.payouts.tie_bet,
+            "net": result.net,
+        }
+    else:
+        after = game.snapshot()
+        move = table_rounds.movement(before, after)
+        raised = move.staked
+        legs = move.legs(accounts, claim.wallet.key)
+        fields = table_rounds.columns(after)
     # Going to war risks the raise (wagered, and lost at worst); a surrender risks nothing.
-    raised = result.bets.raise_
     risks = {protection.LOSS: raised, protection.WAGER: raised}
     protection.check_limits(claim.limits, risks, now)
-    legs = decided_round_legs(
-        uow.ledger.system_accounts(record.currency),
-        claim.wallet.key,
-        result.bets.ante,
-        result.bets.raise_,
-        result.payouts.ante + result.payouts.raise_,
-    )
     balance_after = _post(
         uow,
         DECISION,
@@ -311,19 +440,12 @@ def decide(
         balance_after - claim.wallet.state.balance,
         risks,
     )
+    settled = fields["status"] == SETTLED
     decided = replace(
         record,
-        status=SETTLED,
-        decision=choice.value,
-        decided_by=decided_by,
-        raise_amount=result.bets.raise_,
-        war=None if result.war is None else result.war.to_dict(),
-        ante_payout=result.payouts.ante,
-        raise_payout=result.payouts.raise_,
-        tie_bet_payout=result.payouts.tie_bet,
-        net=result.net,
+        **fields,
         balance_after=balance_after,
-        settled_at=now,
+        settled_at=settled_at if settled else None,
     )
     uow.rounds.save_decision(decided)
     uow.on_conflict(ROUND_NOT_OPEN, lambda: _not_awaiting(record.id))
@@ -331,6 +453,53 @@ def decide(
         RoundRow(decided, claim.seed_hash, claim.revealed, [*claim.transaction_ids, claim.tx_id]),
         reality_check=protection.reality_check(claim.protection, now),
     )
+
+
+def _decided_by(asked: _Asked | _Clock) -> str:
+    return "timeout" if isinstance(asked, _Clock) else asked.decided_by
+
+
+def _apply(game: Any, rules: TableRules, asked: _Asked | _Clock, record: RoundRecord) -> bool:
+    """Apply the decisions to the replayed round; whether any hand goes to war."""
+    if isinstance(game, CasinoWarRound):
+        if isinstance(asked, _Clock):
+            choice = rules.timeout_action
+        elif asked.decisions is None:
+            assert asked.action is not None
+            choice = asked.action
+        else:
+            choice = _one_classic_choice(rules, asked.decisions)
+        try:
+            game.decide(choice)
+        except IllegalAction as exc:
+            if exc.code == "round_not_awaiting_decision":  # stored state and replay disagree
+                raise RuntimeError(f"round {record.id} is open but its deal is not a tie") from exc
+            raise
+        return choice is Decision.WAR
+    if isinstance(asked, _Clock):
+        game.time_out()
+        return False
+    if asked.decisions is None:
+        assert asked.action is not None
+        wanted = {hand: (asked.action.value, 0) for hand in game.awaiting}
+    elif asked.one_hand and len(game.awaiting) == 1:
+        wanted = {game.awaiting[0]: asked.decisions[0]}
+    else:
+        wanted = dict(asked.decisions)
+    game.decide_many(table_rounds.choices(wanted, asked.decided_by))
+    return any(action == Decision.WAR.value for action, _ in wanted.values())
+
+
+def _one_classic_choice(rules: TableRules, decisions: Mapping[int, tuple[str, int]]) -> Decision:
+    """A classic round has hand 0 only, and no war tie bet."""
+    if set(decisions) != {0}:
+        raise IllegalAction("the round has hand 0 only", code="illegal_action")
+    action, war_tie_bet = decisions[0]
+    rules.validate_war_tie_bet(war_tie_bet)
+    try:
+        return Decision(action)
+    except ValueError:
+        raise Invalid(f"unknown decision {action!r}", code="unknown_decision") from None
 
 
 # --- recall ----------------------------------------------------------------------------
@@ -343,6 +512,15 @@ def get_round(uow: UnitOfWork, round_id: str, player_id: str | None) -> RoundVie
     row = uow.rounds.get(round_id) if _is_uuid(round_id) else None
     if row is None or (player_id is not None and row.round.player_id != player_id):
         raise NotFound("no such round", code="round_not_found")
+    if _past_deadline(row.round, uow.now()):
+        # Read past its decision deadline, the round is decided by the clock first (the
+        # caller commits: GET /rounds/{id} is a write for that reason).
+        view = time_out(uow, round_id)
+        if view is not None:
+            if player_id is None:
+                return replace(view, reality_check=None)
+            return view
+        row = uow.rounds.get(round_id) or row
     if player_id is None:
         return round_view(row)
     return round_view(row, protection.due_reality_check(uow, player_id))
@@ -395,6 +573,34 @@ def list_rounds(
     return Page(items=[round_view(row) for row in rows], next_cursor=next_cursor)
 
 
+def _past_deadline(record: RoundRecord, now: datetime) -> bool:
+    deadline = record.decision_deadline
+    return record.status == AWAITING_DECISION and deadline is not None and now >= deadline
+
+
+def time_out(uow: UnitOfWork, round_id: str) -> RoundView | None:
+    """Let the decision clock decide a round past its deadline; None if it is not (any
+    more) waiting past one."""
+    try:
+        return decide_hands(uow, round_id, None, player_id=None, decided_by="timeout")
+    except Conflict as exc:
+        if exc.code == "round_not_awaiting_decision":
+            return None
+        raise
+
+
+def time_out_due(uow: UnitOfWork, player_id: str | None = None) -> list[RoundView]:
+    """Every round past its decision deadline (one player's, or all the operator's)
+    decided by the clock: the scheduler's step (``casino time-out-rounds``), also run by
+    ``resolve-stale`` and before a bet of a player whose open round is past it."""
+    decided = []
+    for round_id in uow.rounds.due_ids(uow.now(), player_id):
+        view = time_out(uow, round_id)
+        if view is not None:
+            decided.append(view)
+    return decided
+
+
 def resolve_stale(uow: UnitOfWork, older_than: timedelta) -> list[RoundView]:
     """Settle rounds left awaiting a decision for longer than ``older_than``: war when the
     wallet holds the raise and the account may wager, else surrender (war when the table
@@ -403,7 +609,7 @@ def resolve_stale(uow: UnitOfWork, older_than: timedelta) -> list[RoundView]:
     Rounds a player is deciding right now are skipped, not waited for."""
     if older_than < timedelta(0):
         raise Invalid("older_than must not be negative", code="invalid_duration")
-    resolved = []
+    resolved = time_out_due(uow)
     for round_id in uow.rounds.stale_ids(uow.now() - older_than):
         try:
             view = decide(uow, round_id, Decision.WAR, player_id=None, decided_by="system")
@@ -431,50 +637,3 @@ def _is_uuid(value: object) -> bool:
         return str(uuid.UUID(value)) == value
     except ValueError:
         return False
-
-
-def round_view(row: RoundRow, reality_check: dict[str, Any] | None = None) -> RoundView:
-    """``reality_check``: the one due now (in the player's answers: bets, decisions and their
-    own recall; None for an operator's read)."""
-    record = row.round
-    decision: dict[str, Any] | None = None
-    if record.decision is not None:
-        decision = {"action": record.decision, "decided_by": record.decided_by or "player"}
-    bets = {
-        "ante": int(record.ante),
-        "tie_bet": int(record.tie_bet),
-        "raise": int(record.raise_amount),
-    }
-    payouts = {
-        "ante": int(record.ante_payout),
-        "tie_bet": int(record.tie_bet_payout),
-        "raise": int(record.raise_payout),
-    }
-    outcomes = bet_outcomes(bets, payouts, settled=record.status == SETTLED)
-    return RoundView(
-        id=record.id,
-        player_id=record.player_id,
-        table_id=record.table_id,
-        status=record.status,
-        player_card=record.player_card,
-        dealer_card=record.dealer_card,
-        war=record.war,
-        decision=decision,
-        bets=bets,
-        payouts=payouts,
-        net=int(record.net),
-        balance_after=int(record.balance_after),
-        currency=record.currency,
-        fairness={
-            "server_seed_hash": row.seed_hash,
-            "client_seed": record.client_seed,
-            "nonce": int(record.nonce),
-            "server_seed": row.revealed,
-        },
-        transaction_ids=row.transaction_ids,
-        created_at=record.created_at,
-        settled_at=record.settled_at,
-        rules=dict(record.rules),
-        outcomes={name: label.value for name, label in outcomes.items()},
-        reality_check=reality_check,
-    )

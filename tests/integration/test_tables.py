@@ -96,7 +96,7 @@ def test_a_table_change_never_alters_a_started_round(svc: Svc, demo_tables: list
     # The round keeps its snapshot: surrender is still allowed for it, payouts by old rules.
     settled = svc.run(rounds.decide, started.id, "surrender", player_id=pid)
     assert settled.rules["tie_pays"] == 10 and settled.rules["surrender_allowed"] is True
-    assert settled.payouts == {"ante": 500, "tie_bet": 1100, "raise": 0}
+    assert settled.payouts == {"ante": 500, "tie_bet": 1100, "raise": 0, "war_tie_bet": 0}
     svc.steer(pid, not_tie)
     later = svc.run(rounds.place_bet, pid, "classic", 1000, 0)
     assert later.rules["tie_pays"] == 12 and later.rules["surrender_allowed"] is False

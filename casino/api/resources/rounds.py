@@ -26,8 +26,8 @@ from casino.api.openapi import (
     error_responses,
     problem_codes,
 )
-from casino.api.resources._uow import read
-from casino.api.schemas import (
+from casino.api.resources._uow import read, write
+from casino.api.schemas_rounds import (
     BetSchema,
     DecisionSchema,
     RoundPageSchema,
@@ -35,6 +35,7 @@ from casino.api.schemas import (
     RoundsQuerySchema,
     round_body,
 )
+from casino.engine.casino_war import HandBet
 from casino.service import game_sessions
 from casino.service import rounds as round_service
 from casino.service.views import Page, RoundView
@@ -89,8 +90,7 @@ class Rounds(MethodView):
                 uow,
                 player_id,
                 data["table_id"],
-                data["ante"],
-                data["tie_bet"],
+                hands=[HandBet(hand["ante"], hand["tie_bet"]) for hand in data["hands"]],
                 client_seed=data.get("client_seed"),
             ),
         )
@@ -134,7 +134,8 @@ class Round(MethodView):
         For the player, ``reality_check`` is the one due now, as in bet and decision
         answers, until acknowledged; an operator's recall has it null."""
         scope = scope_player_id()
-        return read(lambda uow: round_service.get_round(uow, round_id, scope))
+        # A write: a round past its decision deadline is decided by the clock on being read.
+        return write(lambda uow: round_service.get_round(uow, round_id, scope))
 
 
 @blp.route("/<uuid_str:round_id>/decision")
@@ -168,11 +169,11 @@ class RoundDecision(MethodView):
         return idempotency.respond(
             200,
             metrics.noting(metrics.DECISION, round_body),
-            lambda uow: round_service.decide(
+            lambda uow: round_service.decide_hands(
                 uow,
                 round_id,
-                data["action"],
+                data["decisions"],
                 player_id=principal.player_id,
-                decided_by="player",
+                one_hand=data["one_hand"],
             ),
         )
