@@ -6,6 +6,7 @@ changing a table never alters a round already started.
 
 from __future__ import annotations
 
+import copy
 import re
 from dataclasses import replace
 from fractions import Fraction
@@ -14,7 +15,7 @@ from typing import Any
 
 from casino.engine.casino_war import TableRules
 from casino.engine.errors import InvalidRules
-from casino.engine.odds import theoretical_rtp
+from casino.engine.table_odds import table_odds
 from casino.service.common import check_currency
 from casino.service.errors import Conflict, Invalid, NotFound
 from casino.service.views import TableView
@@ -31,12 +32,19 @@ def _fraction(value: Fraction) -> dict[str, Any]:
 
 
 @lru_cache(maxsize=256)
-def _rtp(rules: TableRules) -> dict[str, dict[str, Any]]:
-    return {name: _fraction(value) for name, value in theoretical_rtp(rules).items()}
+def _rtp(rules: TableRules) -> dict[str, Any]:
+    """The exact figures of the table's bets (casino.engine.table_odds): per initial bet
+    (``war``, ``surrender``, ``tie_bet`` as always, and the new bets where offered) and, in
+    ``bets``, both conventions; ``round``: a round of ``max_hands`` hands."""
+    odds = table_odds(rules)
+    view: dict[str, Any] = {name: _fraction(value) for name, value in odds.rtp().items()}
+    view["bets"] = {name: figures.to_json() for name, figures in odds.bets.items()}
+    view["round"] = odds.round_moments(rules.max_hands).to_json()
+    return view
 
 
-def rtp_view(rules: TableRules) -> dict[str, dict[str, Any]]:
-    return {name: dict(value) for name, value in _rtp(rules).items()}
+def rtp_view(rules: TableRules) -> dict[str, Any]:
+    return copy.deepcopy(_rtp(rules))
 
 
 def table_view(table: TableRecord) -> TableView:

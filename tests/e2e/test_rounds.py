@@ -110,8 +110,18 @@ def test_forced_tie_then_surrender(api: Api, funded: Player, database_url: str) 
     assert body["status"] == "settled"
     assert body["decision"] == {"action": "surrender", "decided_by": "player"}
     assert body["payouts"] == {"ante": 500, "tie_bet": 1100, "raise": 0, "war_tie_bet": 0}
-    assert body["outcomes"] == {"ante": "surrender", "tie_bet": "win", "raise": "none", "war_tie_bet": "none"}
-    assert tied["outcomes"] == {"ante": "pending", "tie_bet": "win", "raise": "none", "war_tie_bet": "none"}
+    assert body["outcomes"] == {
+        "ante": "surrender",
+        "tie_bet": "win",
+        "raise": "none",
+        "war_tie_bet": "none",
+    }
+    assert tied["outcomes"] == {
+        "ante": "pending",
+        "tie_bet": "win",
+        "raise": "none",
+        "war_tie_bet": "none",
+    }
     assert body["net"] == -1000 - 100 + 1100 + 500
     assert api.balance(funded) == 1_000_000 + body["net"]
 
@@ -145,7 +155,12 @@ def test_forced_tie_then_war(
     # rule usually is: the ante pushes, the raise wins even money (plus any tie bonus).
     assert (body["payouts"]["ante"], body["payouts"]["raise"]) == (ante_back, raise_back)
     labels = ("push", "win") if raise_back else ("lose", "lose")
-    assert body["outcomes"] == {"ante": labels[0], "tie_bet": "none", "raise": labels[1], "war_tie_bet": "none"}
+    assert body["outcomes"] == {
+        "ante": labels[0],
+        "tie_bet": "none",
+        "raise": labels[1],
+        "war_tie_bet": "none",
+    }
     assert body["net"] == ante_back + raise_back - 2000
     assert api.balance(funded) == 1_000_000 + body["net"]
 

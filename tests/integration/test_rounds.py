@@ -85,10 +85,25 @@ def test_war_outcomes(
         "decided_by": "player",
     }
     assert settled.bets == {"ante": 1000, "tie_bet": 0, "raise": 1000, "war_tie_bet": 0}
-    assert settled.payouts == {"ante": ante_payout, "tie_bet": 0, "raise": raise_payout, "war_tie_bet": 0}
+    assert settled.payouts == {
+        "ante": ante_payout,
+        "tie_bet": 0,
+        "raise": raise_payout,
+        "war_tie_bet": 0,
+    }
     # The standard statement: a war won pushes the ante and pays the raise even money.
-    assert settled.outcomes == {"ante": labels[0], "tie_bet": "none", "raise": labels[1], "war_tie_bet": "none"}
-    assert opened.outcomes == {"ante": "pending", "tie_bet": "none", "raise": "none", "war_tie_bet": "none"}
+    assert settled.outcomes == {
+        "ante": labels[0],
+        "tie_bet": "none",
+        "raise": labels[1],
+        "war_tie_bet": "none",
+    }
+    assert opened.outcomes == {
+        "ante": "pending",
+        "tie_bet": "none",
+        "raise": "none",
+        "war_tie_bet": "none",
+    }
     assert settled.net == net and svc.balance(pid) == 10_000 + net == settled.balance_after
     assert settled.war == {
         "burns": [card.code for card in deal.burns],
@@ -110,8 +125,18 @@ def test_war_tie_bonus_table(svc: Svc, demo_tables: list[str]) -> None:
     svc.steer(pid, tie_then("tie"))
     opened = svc.run(rounds.place_bet, pid, "bonus", 1000)
     settled = svc.run(rounds.decide, opened.id, "war", player_id=pid)
-    assert settled.payouts == {"ante": 1000, "tie_bet": 0, "raise": 3000, "war_tie_bet": 0}  # bonus on the raise
-    assert settled.outcomes == {"ante": "push", "tie_bet": "none", "raise": "win", "war_tie_bet": "none"}
+    assert settled.payouts == {
+        "ante": 1000,
+        "tie_bet": 0,
+        "raise": 3000,
+        "war_tie_bet": 0,
+    }  # bonus on the raise
+    assert settled.outcomes == {
+        "ante": "push",
+        "tie_bet": "none",
+        "raise": "win",
+        "war_tie_bet": "none",
+    }
     assert settled.net == 2000
 
 
