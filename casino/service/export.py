@@ -221,7 +221,7 @@ def _round(found: store.RoundExport) -> dict[str, Any]:
     decision = None
     if record.decision is not None:
         decision = {"action": record.decision, "decided_by": record.decided_by or "player"}
-    return {
+    line = {
         "type": "round",
         "id": record.id,
         "player_id": record.player_id,
@@ -250,6 +250,13 @@ def _round(found: store.RoundExport) -> dict[str, Any]:
         "created_at": canonical_time(record.created_at),
         "settled_at": _time(record.settled_at),
     }
+    if record.hands is not None:
+        # A round in the hands shape (docs/audit.md): its record, and its totals with the war
+        # tie bets; the one-hand fields above are hand 0's. A one-hand round's line is as before.
+        line["bets"] = {**line["bets"], "war_tie_bet": record.war_tie_bet}
+        line["payouts"] = {**line["payouts"], "war_tie_bet": record.war_tie_bet_payout}
+        line["table_round"] = dict(record.hands)
+    return line
 
 
 def _checkpoint(checkpoint: Checkpoint) -> dict[str, Any]:
