@@ -159,6 +159,16 @@ def test_three_hands_decided_together_pay_verify_and_audit(
     tampered = json.loads(json.dumps(recalled))
     tampered["hands"][0]["ties"] += 1
     assert verify(tampered) == 1
+    tampered = json.loads(json.dumps(recalled))
+    card = tampered["wars"][0]["cards"][0]
+    card["card"] = "AS" if card["card"] != "AS" else "2C"
+    assert verify(tampered) == 1
+    tampered = json.loads(json.dumps(recalled))  # a clock this table does not have
+    tampered["hands"][2]["decision"]["decided_by"] = "timeout"
+    assert verify(tampered) == 1
+    tampered = json.loads(json.dumps(recalled))  # more war tie bet than the table takes
+    tampered["hands"][0]["bets"]["war_tie_bet"] = 20_000
+    assert verify(tampered) == 1
     report = audit_database(database_url)
     assert report.ok, [c for c in report.checks if not c.ok]
 
