@@ -269,7 +269,9 @@ class TableRoundFiguresSchema(ResponseSchema):
 
 class RtpSchema(ResponseSchema):
     """The exact theoretical RTP of the table's bets, per initial bet (``war``,
-    ``surrender``, ``tie_bet`` as always), and every bet's figures in both conventions."""
+    ``surrender``, ``tie_bet`` as always), every bet's figures in both conventions, and a
+    round of max_hands hands (``round``: null where wars repeat more than 4 times in a row,
+    too long to compute in a request; ``casino odds --hands N`` gives it)."""
 
     OPTIONAL = frozenset({"tie_bet_alone", "war_tie_bet"})
 
@@ -290,7 +292,9 @@ class RtpSchema(ResponseSchema):
             "war_tie_bet where offered"
         },
     )
-    round = ma.fields.Nested(TableRoundFiguresSchema)
+    # null where wars repeat more than 4 times in a row (too long to compute in a request:
+    # ``casino odds --hands N`` gives it)
+    round = ma.fields.Nested(TableRoundFiguresSchema, allow_none=True)
 
 
 class TableSchema(ResponseSchema):

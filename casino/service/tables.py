@@ -25,6 +25,8 @@ from casino.store.uow import UnitOfWork
 
 _SLUG = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?")
 UPDATABLE = {"currency", "active"}
+#: The deepest repeated wars whose round figures a table's ``rtp`` computes (see ``_rtp``).
+ROUND_FIGURES_MAX_WAR_TIES = 4
 
 
 def _fraction(value: Fraction) -> dict[str, Any]:
@@ -39,7 +41,11 @@ def _rtp(rules: TableRules) -> dict[str, Any]:
     odds = table_odds(rules)
     view: dict[str, Any] = {name: _fraction(value) for name, value in odds.rtp().items()}
     view["bets"] = {name: figures.to_json() for name, figures in odds.bets.items()}
-    view["round"] = odds.round_moments(rules.max_hands).to_json()
+    # The round's variance needs the joint distribution of two hands, whose cost grows
+    # steeply with the repeated wars (some 15 s at 5 ties in a row): beyond
+    # ROUND_FIGURES_MAX_WAR_TIES it is left to ``casino odds``, not computed in a request.
+    cheap = not rules.repeats_wars or rules.max_war_ties <= ROUND_FIGURES_MAX_WAR_TIES
+    view["round"] = odds.round_moments(rules.max_hands).to_json() if cheap else None
     return view
 
 

@@ -270,3 +270,10 @@ def test_the_scheduler_times_out_rounds_nobody_touches(
     result = CliRunner().invoke(casino_cli, ["time-out-rounds", "--database-url", database_url])
     assert result.exit_code == 0, result.output
     assert "0 round(s) timed out" in result.output
+
+
+def test_a_table_of_deep_repeated_wars_reads_at_once_without_its_round_figures(api: Api) -> None:
+    deep = api.create_table("deep", decks=8, max_hands=5, war_ties="repeat", max_war_ties=8)
+    assert deep["rtp"]["round"] is None and "ante_best" in deep["rtp"]["bets"]
+    shallow = api.create_table("shallow", max_hands=2, war_ties="repeat", max_war_ties=3)
+    assert shallow["rtp"]["round"]["hands"] == 2
