@@ -100,6 +100,8 @@ _RAISED_CODES = (
     "illegal_action",
     "round_not_awaiting_decision",
     "betting_closed",
+    "table_not_shared",
+    "table_is_shared",
     "surrender_not_allowed",
     "unknown_decision",
     "round_not_settled",
