@@ -543,4 +543,6 @@ def round_body(view: RoundView) -> dict[str, Any]:
             "message": reality_check_message(request_language(), check),
         },
     }
+
+
 from casino.api import schemas_shared as _shared  # noqa: E402, F401  (names the nested schemas above)

@@ -101,7 +101,8 @@ class MyBetSchema(ResponseSchema):
     )
     net = ma.fields.Integer(allow_none=True)
     balance_after = ma.fields.Integer(
-        metadata={"description": "The wallet after this call's own movement"}
+        allow_none=True,
+        metadata={"description": "The wallet's balance after this call (null: no wallet)"},
     )
     currency = ma.fields.String()
     transaction_ids = ma.fields.List(ma.fields.Integer())
@@ -170,17 +171,17 @@ class SharedEventSchema(ResponseSchema):
     type = Choice(EVENT_TYPES)
     shoe = ma.fields.Integer()
     round = ma.fields.Integer()
-    at = ma.fields.DateTime()
+    at = ma.fields.String(metadata={"description": "ISO 8601, UTC"})
     data = ma.fields.Dict()
 
 
 class SharedEventsQuerySchema(RequestSchema):
-    after = StrictInteger(
+    after = ma.fields.Integer(
         load_default=0,
-        validate=validate.Range(min=0),
+        validate=validate.Range(min=0, max=2**62),
         metadata={"description": "The last event id seen (as Last-Event-ID)"},
     )
-    limit = StrictInteger(load_default=200, validate=validate.Range(min=1, max=1000))
+    limit = ma.fields.Integer(load_default=200, validate=validate.Range(min=1, max=1000))
 
 
 class SharedEventPageSchema(ResponseSchema):

@@ -39,6 +39,7 @@ from casino.store.protection import ProtectionStore
 from casino.store.reports import ReportStore
 from casino.store.rounds import RoundStore
 from casino.store.seeds import SeedStore
+from casino.store.shared import SharedStore
 from casino.store.simulation_jobs import SimulationJobStore
 from casino.store.tables import TableStore
 from casino.store.tenancy import Tenancy
@@ -67,6 +68,7 @@ class UnitOfWork:
     reports: ReportStore
     simulation_jobs: SimulationJobStore
     protection: ProtectionStore
+    shared: SharedStore
 
     def __init__(
         self,
@@ -151,6 +153,7 @@ class UnitOfWork:
         self.free_play = FreePlayStore(session, postgres)
         self.reports = ReportStore(session, postgres, tenancy)
         self.simulation_jobs = SimulationJobStore(session, postgres)
+        self.shared = SharedStore(session, postgres, tenancy)
         self._postgres = postgres
 
     def __exit__(
