@@ -391,6 +391,19 @@ class SharedStore(Repository):
         rows = self.session.execute(query.order_by(_SHOES.c.table_id, _SHOES.c.shoe))
         return [dict(row._mapping) for row in rows]
 
+    def player_bets(self, table_id: str, shoe: int, player_id: str) -> list[SharedBetRecord]:
+        rows = self.session.execute(
+            select(*[_BETS.c[name] for name in _BET_FIELDS])
+            .where(
+                self.owned(_BETS.c.operator_id),
+                _BETS.c.table_id == table_id,
+                _BETS.c.shoe == shoe,
+                _BETS.c.player_id == player_id,
+            )
+            .order_by(_BETS.c.round)
+        )
+        return [_bet(row) for row in rows]
+
     def all_bets(self) -> list[SharedBetRecord]:
         """Every bet of the operator (the audit's replay), in table, shoe, round order."""
         rows = self.session.execute(
