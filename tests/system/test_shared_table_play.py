@@ -121,8 +121,8 @@ def test_fifty_clients_ties_wars_surrenders_and_a_dealer_killed(url: str, tmp_pa
     chain, tied_round = chain_with_a_tie()
     pg.fetch_all(
         url,
-        "UPDATE shared_tables SET chain_secret = %s, chain_commitment = %s, public_value = %s::json "
-        "RETURNING table_id",
+        "UPDATE shared_tables SET chain_secret = %s, chain_commitment = %s, "
+        "public_value = %s::json RETURNING table_id",
         (
             chain.secret,
             chain.commitment.hex(),
@@ -144,7 +144,7 @@ def test_fifty_clients_ties_wars_surrenders_and_a_dealer_killed(url: str, tmp_pa
         for client in clients:
             client.start()
         # Mid-round: the tied round waits for decisions; kill -9 whoever deals it.
-        state, holder = wait_for(
+        _, holder = wait_for(
             lambda: (
                 (s := table_state(database))[0].get("round") == tied_round
                 and s[0].get("phase") == "decisions"
