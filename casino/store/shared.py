@@ -386,6 +386,17 @@ class SharedStore(Repository):
             .values(seed=seed, revealed_at=at)
         )
 
+    def shoe_rules(self, table_id: str, shoe: int) -> dict[str, Any] | None:
+        """The rules shoe ``shoe`` of the table is dealt under (its snapshot)."""
+        found = self.session.execute(
+            select(_SHOES.c.rules).where(
+                self.owned(_SHOES.c.operator_id),
+                _SHOES.c.table_id == table_id,
+                _SHOES.c.shoe == shoe,
+            )
+        ).scalar_one_or_none()
+        return None if found is None else dict(found)
+
     def shoes(self, table_id: str | None = None) -> list[dict[str, Any]]:
         query = select(_SHOES).where(self.owned(_SHOES.c.operator_id))
         if table_id is not None:

@@ -50,10 +50,10 @@ def _engine_bet(bet: SharedBetRecord | None, player_id: str) -> SharedBet | None
 
 def _rules_of(uow: UnitOfWork, record: SharedTableRecord, state: RoundState) -> TableRules:
     """The rules of the round's shoe (snapshot at the shoe's start)."""
-    for shoe in uow.shared.shoes(record.table_id)[::-1]:
-        if shoe["shoe"] == state.shoe:
-            return TableRules.from_dict(shoe["rules"])
-    raise RuntimeError(f"shoe {state.shoe} of table {record.table_id} is not recorded")
+    rules = uow.shared.shoe_rules(record.table_id, state.shoe)
+    if rules is None:
+        raise RuntimeError(f"shoe {state.shoe} of table {record.table_id} is not recorded")
+    return TableRules.from_dict(rules)
 
 
 def place_bet(

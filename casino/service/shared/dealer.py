@@ -72,10 +72,10 @@ class Done:
 
 
 def _shoe_rules(uow: UnitOfWork, table_id: str, shoe: int) -> TableRules:
-    for row in uow.shared.shoes(table_id)[::-1]:
-        if row["shoe"] == shoe:
-            return TableRules.from_dict(row["rules"])
-    raise RuntimeError(f"shoe {shoe} of table {table_id} is not recorded")
+    rules = uow.shared.shoe_rules(table_id, shoe)
+    if rules is None:
+        raise RuntimeError(f"shoe {shoe} of table {table_id} is not recorded")
+    return TableRules.from_dict(rules)
 
 
 def _rules(record: SharedTableRecord, table: TableRules) -> SharedRules:
