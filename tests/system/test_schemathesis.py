@@ -94,8 +94,10 @@ def test_schemathesis_whole_suite_is_clean(tmp_path: Path) -> None:
                 examples,
                 "--seed",
                 os.environ.get("CASINO_ST_SEED", "25"),
+                # One: CPython 3.11 before 3.11.8 can fail ast.parse (hypothesis describing a
+                # strategy) in concurrent threads, "AST constructor recursion depth mismatch".
                 "--workers",
-                "2",
+                "1",
                 "--report",
                 "ndjson",
                 "--report-dir",
