@@ -111,7 +111,8 @@ its idempotency codes. Besides those, any operation may answer the generic ones:
 sent too slowly).
 
 **Pagination.** Lists take `limit` (1 to 200, default 50) and answer `items` plus
-`next_cursor`; pass it back as `cursor` for the next page, until it is null.
+`next_cursor`; pass it back as `cursor` for the next page, until it is null. A cursor is
+opaque: one the server did not issue is 422 `invalid_cursor`.
 
 **Player protection.** Limits (deposit, loss, wager per calendar day, week and month in
 UTC; session and reality-check minutes) apply at once when lowered and 24 hours later when

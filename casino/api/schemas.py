@@ -172,8 +172,8 @@ class RulesInputSchema(RequestSchema):
     """Table rules; omitted ones take the engine's defaults (create) or stay (update)."""
 
     decks = StrictInteger(validate=validate.Range(min=MIN_DECKS, max=MAX_DECKS))
-    min_ante = StrictInteger(validate=_RULE_LIMIT)
-    max_ante = StrictInteger(validate=_RULE_LIMIT)
+    min_ante = StrictInteger(validate=_RULE_LIMIT, metadata={"minimum": 1})
+    max_ante = StrictInteger(validate=_RULE_LIMIT, metadata={"minimum": 1})
     # The engine refuses an unplayable table with its own code (bet_increment_invalid,
     # tie_pays_not_allowed); the spec says what it allows.
     bet_increment = StrictInteger(
