@@ -11,7 +11,8 @@ Tokens come from the environment (when a variable is unset, the operation keeps 
 
 - ``CASINO_ST_OPERATOR_TOKEN``: operations whose ``x-roles`` include ``operator``;
 - ``CASINO_ST_PLATFORM_TOKEN``: the platform's own (``x-roles`` only ``platform``);
-- ``CASINO_ST_PLAYER_TOKEN``: the player's operations (``x-roles`` without ``operator``);
+- ``CASINO_ST_PLAYER_TOKEN``: the player's operations (``x-roles`` without ``operator``),
+  unless the player in the path was created during the run: then its own token;
 - ``CASINO_ST_SESSION_TOKEN``: a game session's token, for the holder's ``/sessions/current``;
 - ``CASINO_ST_GAME_TOKEN``: a free-play game's token (``gameToken``), unless the game in the
   path was created during the run, whose own token (from its creation's answer) is used.
@@ -19,11 +20,15 @@ Tokens come from the environment (when a variable is unset, the operation keeps 
 
 import json
 import os
+import re
+import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import schemathesis
+
+from casino.api.idempotency_key import KEY_PATTERN
 
 # Failure codes of schemathesis 4.x (``st explain <code>``).
 SCHEMA_VALID_REQUEST_REJECTED = "ST202"  # positive_data_acceptance
@@ -154,9 +159,10 @@ ALLOWED: tuple[Allowed, ...] = (
     Allowed(
         SCHEMA_VALID_REQUEST_REJECTED,
         422,
-        frozenset({"invalid_seat"}),
+        frozenset({"invalid_seat", "seat_required"}),
         "A game's seats are the game's (its variant and options): the spec gives the largest "
-        "range.",
+        "range, and cannot know when a game has several human seats (then a move names its "
+        "seat).",
         frozenset({"makeMove", "autoplayGame", "getGame"}),
     ),
     Allowed(
@@ -211,22 +217,47 @@ def filter_failure(context: Any, failure: Any, case: Any, response: Any) -> bool
     return allowed(failure.code, status, body, _operation_id(case)) is None
 
 
+# ---------------------------------------------------------------- idempotency keys
+
+_WELL_FORMED_KEY = re.compile(KEY_PATTERN)
+
+
+@schemathesis.hook
+def map_headers(context: Any, headers: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A well-formed Idempotency-Key becomes a fresh one, as the API asks of its clients.
+
+    Generated keys are short and repeat ("0", "00"): a repeat with another body is refused
+    (422 idempotency_key_reused, listed above) and the stateful phase's flows would stop at
+    their first money movement. Malformed keys stay as they are, for the negative cases.
+    """
+    if not headers:
+        return headers
+    for name, value in headers.items():
+        key = value if name.lower() == "idempotency-key" and isinstance(value, str) else None
+        if key is not None and _WELL_FORMED_KEY.fullmatch(key):
+            headers[name] = str(uuid.uuid4())
+    return headers
+
+
 # ---------------------------------------------------------------- tokens
 
-_GAME_TOKENS: dict[str, str] = {}
+# The tokens of the games and players the run creates, by id: their links lead to them, and
+# each is seen only with its own token (a player's operations act as that player).
+_CREATED_TOKENS: dict[str, dict[str, str]] = {"createGame": {}, "createPlayer": {}}
 
 
 @schemathesis.hook
 def after_call(context: Any, case: Any, response: Any) -> None:
-    """Remember the token of each free-play game the run creates (its links lead to it)."""
-    if _operation_id(case) != "createGame" or response.status_code != 201:
+    """Remember the token in a creation's answer."""
+    tokens = _CREATED_TOKENS.get(_operation_id(case))
+    if tokens is None or response.status_code != 201:
         return
     try:
         body = json.loads(response.content)
     except ValueError:
         return
-    if isinstance(body, Mapping) and "id" in body and "token" in body:
-        _GAME_TOKENS[str(body["id"])] = str(body["token"])
+    if isinstance(body, Mapping) and body.get("id") and body.get("token"):
+        tokens[str(body["id"])] = str(body["token"])
 
 
 def token_for(
@@ -235,7 +266,7 @@ def token_for(
     schemes = {name for requirement in definition.get("security", []) for name in requirement}
     if "gameToken" in schemes:
         game = str((path_parameters or {}).get("game_id", ""))
-        return _GAME_TOKENS.get(game) or os.environ.get("CASINO_ST_GAME_TOKEN")
+        return _CREATED_TOKENS["createGame"].get(game) or os.environ.get("CASINO_ST_GAME_TOKEN")
     if "bearerAuth" not in schemes:
         return None
     roles = set(definition.get("x-roles", []))
@@ -245,7 +276,8 @@ def token_for(
         return os.environ.get("CASINO_ST_PLATFORM_TOKEN")
     if path.startswith("/sessions/current"):
         return os.environ.get("CASINO_ST_SESSION_TOKEN")
-    return os.environ.get("CASINO_ST_PLAYER_TOKEN")
+    player = str((path_parameters or {}).get("player_id", ""))
+    return _CREATED_TOKENS["createPlayer"].get(player) or os.environ.get("CASINO_ST_PLAYER_TOKEN")
 
 
 @schemathesis.auth(refresh_interval=None)
