@@ -24,14 +24,15 @@ from typing import Any
 
 import pytest
 
+from config.token_policy import random_token
 from harness import api, pg
 from harness.server import GunicornInstance
 
 pytestmark = pytest.mark.postgres
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-OPERATOR = "st-operator-" + uuid.uuid4().hex
-PLATFORM = "st-platform-" + uuid.uuid4().hex
+OPERATOR = random_token("op_")
+PLATFORM = random_token("pf_")
 
 
 def _ok(base: str, call: api.Call, status: int = 201) -> Any:
