@@ -21,7 +21,7 @@ from flask.wrappers import Response
 from casino.api.auth import current_principal
 from casino.api.database import request_uow
 from casino.api.errors import ApiError
-from casino.api.idempotency_key import HEADER, well_formed
+from casino.api.idempotency_key import HEADER, KEY_PATTERN, well_formed
 from casino.api.json_body import request_json
 from casino.api.openapi import IDEMPOTENT_REPLAYED, add_doc, error_responses
 from casino.service import idempotency as service_idempotency
@@ -42,7 +42,7 @@ _HEADER_DOC = {
         "first response with Idempotent-Replayed: true; another body -> 422 "
         "idempotency_key_reused; while the first still runs -> 409 request_in_progress."
     ),
-    "schema": {"type": "string", "minLength": 1, "maxLength": 255},
+    "schema": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": KEY_PATTERN},
 }
 
 

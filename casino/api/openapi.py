@@ -17,12 +17,16 @@ from typing import Any, TypeVar
 import marshmallow as ma
 from apispec import BasePlugin
 from apispec.ext.marshmallow import MarshmallowPlugin
+from apispec.ext.marshmallow.common import resolve_schema_instance
+from apispec.ext.marshmallow.openapi import OpenAPIConverter
 from flask import Flask
 from flask_smorest import Api
 from flask_smorest.utils import deepupdate, prepare_response
 
 from casino.api.errors import PROBLEM_CODES, PROBLEM_MIMETYPE
 from casino.api.fields import Uuid, UUIDString
+from casino.api.links import LinksPlugin
+from casino.api.schema_rules import merge_json_schema
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -107,7 +111,8 @@ its idempotency codes. Besides those, any operation may answer the generic ones:
 sent too slowly).
 
 **Pagination.** Lists take `limit` (1 to 200, default 50) and answer `items` plus
-`next_cursor`; pass it back as `cursor` for the next page, until it is null.
+`next_cursor`; pass it back as `cursor` for the next page, until it is null. A cursor is
+opaque: one the server did not issue is 422 `invalid_cursor`.
 
 **Player protection.** Limits (deposit, loss, wager per calendar day, week and month in
 UTC; session and reality-check minutes) apply at once when lowered and 24 hours later when
@@ -315,7 +320,18 @@ def nullable_ref(
     return {"allOf": [schema for schema in any_of if schema != untyped], "nullable": True}
 
 
+class CasinoConverter(OpenAPIConverter):
+    """Adds a request schema's cross-field rules (casino.api.schema_rules) to its document."""
+
+    def schema2jsonschema(self, schema: Any) -> dict[str, Any]:
+        document: dict[str, Any] = super().schema2jsonschema(schema)
+        merge_json_schema(resolve_schema_instance(schema), document)
+        return document
+
+
 class CasinoMarshmallowPlugin(MarshmallowPlugin):
+    Converter = CasinoConverter
+
     def init_spec(self, spec: Any) -> None:
         super().init_spec(spec)
         assert self.converter is not None
@@ -330,7 +346,7 @@ class CasinoApi(Api):
         spec_kwargs = {
             "marshmallow_plugin": CasinoMarshmallowPlugin(),
             "info": {"description": INTRODUCTION},
-            "extra_plugins": [ScopesPlugin(), ProblemCodesPlugin()],
+            "extra_plugins": [ScopesPlugin(), ProblemCodesPlugin(), LinksPlugin()],
             **(kwargs.pop("spec_kwargs", None) or {}),
         }
         super().__init__(app, spec_kwargs=spec_kwargs, **kwargs)
