@@ -4,16 +4,16 @@ token) its own only — another id answers 404 like a missing one."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import marshmallow as ma
-from flask import stream_with_context
 from flask.views import MethodView
 from flask.wrappers import Response
 from marshmallow import RAISE, validate
 
 from casino.api.auth import OPERATOR, PLATFORM, WITH_AUDITOR, requires
-from casino.api.database import request_uow
+from casino.api.database import database, request_uow
 from casino.api.json_body import ApiBlueprint
 from casino.api.openapi import error_responses, problem_codes
 from casino.api.schemas import RequestSchema, ResponseSchema
@@ -99,7 +99,14 @@ class Reconciliation(MethodView):
         service.open_books_of(uow, operator_id)
         service.day_bounds(query["date"])  # 422 invalid_date before anything streams
         if query["format"] == "ndjson":
-            # The request's own unit of work, kept open while the lines are sent.
-            lines = stream_with_context(service.day_lines(uow, query["date"]))
-            return Response(lines, mimetype=service.MEDIA_TYPE)
+            # Its own unit of work, read while the lines are sent (after this view returned);
+            # the request's ends its transaction first.
+            operator, source = uow.operator_id, database()
+            uow.rollback()
+
+            def stream() -> Iterator[bytes]:
+                with source.unit_of_work(operator) as own:
+                    yield from service.day_lines(own, query["date"])
+
+            return Response(stream(), mimetype=service.MEDIA_TYPE)
         return service.day_summary(uow, query["date"])
