@@ -40,7 +40,15 @@ from casino.service.common import (
     insufficient_funds,
     require_player,
 )
-from casino.service.errors import Conflict, Forbidden, Invalid, NotFound
+from casino.service.errors import (
+    BadGateway,
+    Conflict,
+    Forbidden,
+    Invalid,
+    NotFound,
+    Unauthenticated,
+    WalletUnavailable,
+)
 from casino.service.ledger_reads import check_range
 from casino.service.player_wallets import DEAL, RAISE, Stake, wallet_of
 from casino.service.seeds import take_first_bet_client_seed
@@ -413,6 +421,18 @@ def list_rounds(
     return Page(items=[round_view(row) for row in rows], next_cursor=next_cursor)
 
 
+#: Why war may be refused, so that a stale round is surrendered instead (the last three: an
+#: operator's wallet refused the raise).
+_WAR_REFUSED = (
+    "insufficient_funds",
+    "limit_exceeded",
+    *protection.BLOCKED,
+    "player_blocked",
+    "session_expired",
+    "wallet_error",
+)
+
+
 def resolve_stale(uow: UnitOfWork, older_than: timedelta) -> list[RoundView]:
     """Settle rounds left awaiting a decision for longer than ``older_than``: war when the
     wallet holds the raise and the account may wager, else surrender (war when the table
@@ -425,15 +445,21 @@ def resolve_stale(uow: UnitOfWork, older_than: timedelta) -> list[RoundView]:
     for round_id in uow.rounds.stale_ids(uow.now() - older_than):
         try:
             view = decide(uow, round_id, Decision.WAR, player_id=None, decided_by="system")
-        except (Conflict, Forbidden) as exc:
-            if exc.code not in ("insufficient_funds", "limit_exceeded", *protection.BLOCKED):
+        except WalletUnavailable as exc:
+            # A seamless operator's wallet did not answer the raise: its rollback is queued
+            # (kept with this transaction) and the round is left for the next run.
+            if exc.keep is not None:
+                exc.keep(uow)
+            continue
+        except (Conflict, Forbidden, Unauthenticated, BadGateway) as exc:
+            if exc.code not in _WAR_REFUSED:
                 raise
             # Refused before anything was written: the surrender starts from the same state.
             try:
                 view = decide(
                     uow, round_id, Decision.SURRENDER, player_id=None, decided_by="system"
                 )
-            except IllegalAction:
+            except (IllegalAction, WalletUnavailable):
                 continue  # no surrender at this table and no funds for war: leave it open
         resolved.append(view)
     return resolved
