@@ -3,8 +3,8 @@
 A pending call is sent by the request that queued it, right after its commit, and else by
 ``casino wallet-worker`` (``run_once``), as often as it takes: every attempt has a new
 request id and the same ``transaction_id``, the wallet applies it once. A call is finished
-by ``OK`` (or, for a rollback, ``TRANSACTION_NOT_FOUND``) or any other definite refusal; an
-unknown outcome (or a refused signature: a secret being replaced) is tried again after 1 s,
+by ``OK`` (or, for a rollback, ``TRANSACTION_NOT_FOUND``); any other definite refusal is
+final and flagged ``needs_attention``; an unknown outcome (or a refused signature: a secret being replaced) is tried again after 1 s,
 2 s, 4 s … at most 5 minutes, for the retry window (24 h unless configured), then left
 ``needs_attention`` for a person.
 
@@ -91,7 +91,9 @@ def record_outcome(
             state = PENDING
             next_at = now + timedelta(seconds=retry_delay(attempts))
     else:
-        state = FINAL
+        # A definite refusal of a win (or of a rollback): final, and a person must look at
+        # it (docs/integration.md §6).
+        state = NEEDS_ATTENTION
         log.error(
             "wallet %s refused %s %s: %s",
             record.operator_id,
