@@ -4,9 +4,9 @@ A pending call is sent by the request that queued it, right after its commit, an
 ``casino wallet-worker`` (``run_once``), as often as it takes: every attempt has a new
 request id and the same ``transaction_id``, the wallet applies it once. A call is finished
 by ``OK`` (or, for a rollback, ``TRANSACTION_NOT_FOUND``); any other definite refusal is
-final and flagged ``needs_attention``; an unknown outcome (or a refused signature: a secret being replaced) is tried again after 1 s,
-2 s, 4 s … at most 5 minutes, for the retry window (24 h unless configured), then left
-``needs_attention`` for a person.
+final and flagged ``needs_attention``; an unknown outcome (or a refused signature: a
+secret being replaced) is tried again after 1 s, 2 s, 4 s … at most 5 minutes, for the
+retry window (24 h unless configured), then left ``needs_attention`` for a person.
 
 Every call that moved money (a win or a rollback answered OK) is a balanced ledger
 transaction of the operator: the money leaves the player's mirror wallet for the operator's
