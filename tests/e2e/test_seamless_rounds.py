@@ -16,7 +16,13 @@ from casino.store.wallet_call_records import OK, PENDING, UNKNOWN
 from casino.wallet.client import Outcome
 from casino.wallet.protocol import Bet, Status
 
-from .helpers import assert_problem, audit_database, new_key
+from .helpers import (
+    assert_problem,
+    audit_database,
+    new_key,
+    steer_next_deal,
+    tie_then_war_won,
+)
 from .seamless_helpers import FUNDS, Seamless, seamless_fixture  # noqa: F401  (the fixture)
 
 
@@ -167,3 +173,63 @@ def test_reconciliation_totals_and_every_call(seamless: Seamless) -> None:
         first = calls[0]["transaction_id"]
         del theirs[first]
         assert len(compare(uow, today, theirs)) == 1
+
+
+class _SilentRaise:
+    """A wallet whose raises are applied but never answered."""
+
+    def __init__(self, real: object) -> None:
+        self.real = real
+
+    def send(self, call: object, timeout_ms: int | None = None) -> Outcome:
+        outcome = self.real.send(call, timeout_ms)  # type: ignore[attr-defined]
+        if isinstance(call, Bet) and call.kind.value == "raise":
+            return Outcome(call, outcome.request_id, Status.UNKNOWN, definite=False, reason="drop")
+        return outcome
+
+
+def test_an_unknown_raise_leaves_the_round_awaiting_its_decision(
+    seamless: Seamless, database_url: str
+) -> None:
+    alice = seamless.launch()
+    steer_next_deal(seamless.api, database_url, alice, tie_then_war_won)
+    made = seamless.bet(alice, ante=100)
+    assert made.status_code == 201 and made.get_json()["status"] == "awaiting_decision"
+    round_id = made.get_json()["id"]
+    path = f"/api/v1/rounds/{round_id}/decision"
+    real = wallet_clients._client
+    wallet_clients.use_factory(lambda operator, secrets: _SilentRaise(real(operator, secrets)))
+    try:
+        war = seamless.api.post(path, {"action": "war"}, auth=alice.auth, key=new_key())
+        assert_problem(war, 503, "wallet_unavailable")
+    finally:
+        wallet_clients.use_factory(None)
+    # The raise was rolled back at once: only the deal's stake is out.
+    assert seamless.operator_balance() == FUNDS - 100
+    recalled = seamless.api.get(f"/api/v1/rounds/{round_id}", auth=alice.auth).get_json()
+    assert recalled["status"] == "awaiting_decision"
+    # Refused by the wallet: still awaiting; the player can surrender.
+    surrender = seamless.api.post(path, {"action": "surrender"}, auth=alice.auth, key=new_key())
+    assert surrender.status_code == 200, surrender.get_json()
+    assert seamless.operator_balance() == FUNDS - 50
+    with seamless.uow() as uow:
+        assert uow.ledger.balances(alice.id) == [("EUR", 0)]
+        assert uow.wallet_calls.states() == {OK: 3, UNKNOWN: 1}  # deal, rollback, win; raise
+    assert audit_database(database_url).ok
+
+
+def test_a_refused_raise_leaves_the_round_awaiting_its_decision(
+    seamless: Seamless, database_url: str
+) -> None:
+    alice = seamless.launch("bob", funds=150)
+    steer_next_deal(seamless.api, database_url, alice, tie_then_war_won)
+    made = seamless.bet(alice, ante=100)
+    round_id = made.get_json()["id"]
+    path = f"/api/v1/rounds/{round_id}/decision"
+    war = seamless.api.post(path, {"action": "war"}, auth=alice.auth, key=new_key())
+    assert_problem(war, 409, "insufficient_funds")
+    recalled = seamless.api.get(f"/api/v1/rounds/{round_id}", auth=alice.auth).get_json()
+    assert recalled["status"] == "awaiting_decision"
+    surrender = seamless.api.post(path, {"action": "surrender"}, auth=alice.auth, key=new_key())
+    assert surrender.status_code == 200
+    assert seamless.operator_balance("bob") == 150 - 50
