@@ -69,13 +69,37 @@ def test_deposits_and_withdrawals_are_the_operators(seamless: Seamless) -> None:
         assert_problem(answer, 409, "operator_wallet")
 
 
+class _Answering:
+    """A wallet that answers every bet with one status."""
+
+    def __init__(self, status: Status) -> None:
+        self.status = status
+
+    def send(self, call: object, timeout_ms: int | None = None) -> Outcome:
+        return Outcome(call, "r-1", self.status, definite=True, balance=0)  # type: ignore[arg-type]
+
+
 def test_definite_refusals_deal_nothing(seamless: Seamless) -> None:
     poor = seamless.launch("poor", funds=50)
     assert_problem(seamless.bet(poor, ante=100), 409, "insufficient_funds")
+    store = seamless.wallet.wallet.store
+    store.put_account("poor", "EUR", balance=10_000, max_bet=100)
+    assert_problem(seamless.bet(poor, ante=200), 409, "limit_exceeded")
+    store.put_account("poor", "EUR", blocked=True)
+    assert_problem(seamless.bet(poor, ante=100), 403, "player_blocked")
+    store.put_account("poor", "EUR", blocked=False)
+    store.expire_session("s-1")
+    assert_problem(seamless.bet(poor, ante=100), 401, "session_expired")
+    wallet_clients.use_factory(lambda operator, secrets: _Answering(Status.DUPLICATE_TRANSACTION))
+    try:
+        problem = assert_problem(seamless.bet(poor, ante=100), 502, "wallet_error")
+        assert problem["wallet_status"] == "DUPLICATE_TRANSACTION"
+    finally:
+        wallet_clients.use_factory(None)
+    assert seamless.operator_balance("poor") == 10_000
     with seamless.uow() as uow:
         assert uow.rounds.open_round_id(poor.id) is None
         assert uow.wallet_calls.states() == {}
-    assert seamless.operator_balance("poor") == 50
 
 
 class _Silent:
