@@ -131,7 +131,13 @@ def place_bet(
     # Before the deal: what a bet may lose is its whole stake (a tie's raise is checked when
     # the player goes to war), so the refusal never depends on the cards.
     risks = {protection.LOSS: stake, protection.WAGER: stake}
-    protection.check_limits(claim.limits, risks, now)
+    limits = claim.limits
+    if claim.wallet is None:
+        # No ledger wallet yet (a seamless player's first bet in this currency): the claim
+        # read the limits with the wallet, so read them here.
+        kinds = [protection.LOSS, protection.WAGER]
+        limits = tuple(uow.protection.limits(player_id, currency, kinds, lock=True))
+    protection.check_limits(limits, risks, now)
     round_id = str(uuid.uuid4())
     # The stake is taken (in seamless mode: the operator's wallet answered OK) before the
     # cards are dealt.
@@ -161,7 +167,7 @@ def place_bet(
     moved = balance_after - wallet.state.balance
     if game.status is RoundStatus.SETTLED:
         player_wallet.pay(uow, round_id, player_id, currency, returned)
-    _count_round(uow, claim.limits, player_id, currency, moved, risks)
+    _count_round(uow, limits, player_id, currency, moved, risks)
     played = protection.session_after_bet(uow, claim.protection, now)
     record = RoundRecord(
         id=round_id,

@@ -257,3 +257,23 @@ def test_a_refused_raise_leaves_the_round_awaiting_its_decision(
     surrender = seamless.api.post(path, {"action": "surrender"}, auth=alice.auth, key=new_key())
     assert surrender.status_code == 200
     assert seamless.operator_balance("bob") == 150 - 50
+
+
+def test_player_protection_applies_before_the_wallet_is_called(seamless: Seamless) -> None:
+    alice = seamless.launch()
+    limits = seamless.api.put(
+        f"/api/v1/players/{alice.id}/limits",
+        {"currency": "EUR", "wager": {"day": 300}},
+        auth=seamless.auth,
+    )
+    assert limits.status_code == 200, limits.get_json()
+    for _ in range(3):
+        seamless.play(alice, action="surrender")
+    # The wager limit counts seamless rounds as any other, and refuses the next stake before
+    # the operator's wallet hears of it.
+    with seamless.uow() as uow:
+        calls_before = sum(uow.wallet_calls.states().values())
+    refused = seamless.bet(alice, ante=100)
+    assert_problem(refused, 409, "limit_exceeded")
+    with seamless.uow() as uow:
+        assert sum(uow.wallet_calls.states().values()) == calls_before
