@@ -277,3 +277,19 @@ def test_player_protection_applies_before_the_wallet_is_called(seamless: Seamles
     assert_problem(refused, 409, "limit_exceeded")
     with seamless.uow() as uow:
         assert sum(uow.wallet_calls.states().values()) == calls_before
+
+
+def test_stale_seamless_rounds_are_resolved_through_the_wallet(
+    seamless: Seamless, database_url: str
+) -> None:
+    from casino.service.rounds import resolve_stale
+
+    alice = seamless.launch()
+    steer_next_deal(seamless.api, database_url, alice, tie_then_war_won)
+    assert seamless.bet(alice, ante=100).get_json()["status"] == "awaiting_decision"
+    with seamless.uow() as uow:
+        (view,) = resolve_stale(uow, timedelta(0))
+        uow.commit()  # the win is sent right after
+    assert view.decision == {"action": "war", "decided_by": "system"}
+    assert seamless.operator_balance() == FUNDS + view.net
+    assert audit_database(database_url).ok
