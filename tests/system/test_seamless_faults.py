@@ -88,13 +88,22 @@ class Client:
         headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
         if key is not None:
             headers["Idempotency-Key"] = key
-        reply = self.http.request(
-            method,
-            self.bases[n % len(self.bases)] + path,
-            body=None if body is None else json.dumps(body).encode(),
-            headers=headers,
-            timeout=30,
-        )
+        for attempt in range(20):
+            try:
+                reply = self.http.request(
+                    method,
+                    self.bases[(n + attempt) % len(self.bases)] + path,
+                    body=None if body is None else json.dumps(body).encode(),
+                    headers=headers,
+                    timeout=30,
+                )
+                break
+            except urllib3.exceptions.HTTPError:
+                # No answer (a gunicorn worker restarted under load): the same request, the
+                # same key, again — as a client must.
+                time.sleep(0.2)
+        else:
+            raise AssertionError(f"{method} {path}: no answer in 20 attempts")
         data = json.loads(reply.data) if reply.data else None
         return reply.status, data, dict(reply.headers)
 
