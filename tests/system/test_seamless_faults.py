@@ -7,13 +7,12 @@ Afterwards: every round is settled and the operator's balance of each player mov
 exactly what its rounds paid; no bet of unknown outcome kept its debit; nothing is pending;
 the reconciliation shows no difference against the wallet's own records; the audit is clean.
 
-Rounds: ``CASINO_SEAMLESS_FAULT_ROUNDS`` (default 600 on PostgreSQL, 160 on SQLite, whose
-single writer serialises two app instances and two workers), so that both stay near two
-minutes of CI time on the shared 2-core machine: under these faults (5 % timeouts, each
-costing the wallet timeout of 400 ms, 5 % errors, 5 % dropped answers; about one bet in
-six answered 503 and voided) it plays about 15 rounds/s on PostgreSQL and 6 on SQLite,
-plus some 40 s of starting gunicorn and the workers. Set the variable to 5000 for the
-thousands-of-rounds run (about 6 minutes on PostgreSQL).
+Rounds: ``CASINO_SEAMLESS_FAULT_ROUNDS`` (default 2,000 on PostgreSQL, 120 on SQLite, whose
+single writer serialises two app instances and two workers). Under these faults (5 %
+timeouts, each costing the wallet timeout of 400 ms, 5 % errors, 5 % dropped answers; about
+one bet in six answered 503 and voided) the shared 2-core machine played 2,000 rounds in
+62 s on PostgreSQL (100 s with the start of gunicorn and the workers) and about 6 rounds/s
+on SQLite (45 s in all for 120): some 2.5 minutes of CI time for both.
 """
 
 from __future__ import annotations
@@ -155,7 +154,7 @@ def _play(client: Client, n: int, token: str, rounds: int, tally: Counter[str]) 
 def test_seamless_rounds_under_faults(kind: str, tmp_path: Path) -> None:
     from harness import pg
 
-    default_rounds = 600 if kind == "postgres" else 160
+    default_rounds = 2000 if kind == "postgres" else 120
     rounds = int(os.environ.get("CASINO_SEAMLESS_FAULT_ROUNDS", default_rounds))
     scratch = None
     if kind == "sqlite":
