@@ -125,9 +125,13 @@ def _play(client: Client, n: int, token: str, rounds: int, tally: Counter[str]) 
         if status == 503:
             assert data["code"] == "wallet_unavailable" and "Retry-After" in headers, data
             tally["bet_503"] += 1
-            again, replayed, headers = client.call(
-                turn + 1, "POST", "/api/v1/rounds", token, body, key
-            )
+            while True:
+                again, replayed, headers = client.call(
+                    turn + 1, "POST", "/api/v1/rounds", token, body, key
+                )
+                if again != 503 or replayed["code"] != "service_unavailable":
+                    break
+                time.sleep(0.1)  # SQLite busy: nothing was read; ask again
             assert (
                 again == 503 and replayed == data and headers.get("Idempotent-Replayed") == "true"
             )
