@@ -28,6 +28,7 @@ from typing import Any
 
 import urllib3
 
+from config.token_policy import random_token
 from harness import pg
 from harness.server import REPO_ROOT, GunicornInstance, free_port, http_status
 
@@ -200,7 +201,7 @@ def main() -> bool:
                 url=url,
             )
             admins[mode] = json.loads(out)["token"]
-        app = GunicornInstance(url, [secrets.token_urlsafe(32)], workers=workers)
+        app = GunicornInstance(url, [random_token()], workers=workers)
         app.start()
         deadline = time.monotonic() + 20
         while http_status(wallet_url + "/admin/none") is None and time.monotonic() < deadline:

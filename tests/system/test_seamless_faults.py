@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import signal
 import subprocess
 import sys
@@ -36,6 +35,7 @@ import urllib3
 from casino.wallet.demo import build_server
 from casino.wallet.demo.faults import FaultPlan, Faults
 from casino.wallet.demo.server import csv_text
+from config.token_policy import random_token
 from harness.server import REPO_ROOT, GunicornInstance
 
 pytestmark = pytest.mark.slow
@@ -196,7 +196,7 @@ def test_seamless_rounds_under_faults(kind: str, tmp_path: Path) -> None:
         assert made.returncode == 0, made.stderr
         admin = json.loads(made.stdout)["token"]
         for _ in range(2):
-            app = GunicornInstance(url, [secrets.token_urlsafe(32)], workers=2, threads=4)
+            app = GunicornInstance(url, [random_token()], workers=2, threads=4)
             app.start()
             apps.append(app)
         client = Client([app.base_url for app in apps])
