@@ -166,6 +166,9 @@ HEADERS: dict[str, dict[str, Any]] = {
         "schema": {"type": "string", "format": "uri-reference"},
     },
 }
+#: What a seamless operator's wallet may answer a bet or raise (docs/integration.md §9).
+#: (``session_expired``, the answer to an expired operator session, is a generic code.)
+SEAMLESS_WALLET_CODES = ("player_blocked", "wallet_error", "wallet_unavailable")
 # Headers of the shared error responses, by status.
 _ERROR_HEADERS: dict[int, dict[str, str]] = {
     401: {"WWW-Authenticate": WWW_AUTHENTICATE},
@@ -213,6 +216,12 @@ class ProblemSchema(ma.Schema):
     round_id = Uuid(
         allow_none=True,
         metadata={"description": "409 round_in_progress: the round awaiting a decision"},
+    )
+    wallet_status = ma.fields.String(
+        metadata={"description": "502 wallet_error: what the operator's wallet answered"}
+    )
+    retry_after = ma.fields.Integer(
+        metadata={"description": "503 wallet_unavailable: seconds to wait (as Retry-After)"}
     )
     seat = ma.fields.Integer(metadata={"description": "409 illegal_move: the seat that moved"})
     legal = ma.fields.List(
