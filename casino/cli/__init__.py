@@ -13,6 +13,7 @@ from casino.cli import (
     operator_cmds,
     ops_cmds,
     report_cmds,
+    seamless_cmds,
     wallet_cmds,
     war_cmds,
 )
@@ -34,5 +35,6 @@ for module in (
     backup_cmds,
     wallet_cmds,
     dealer_cmds,
+    seamless_cmds,
 ):
     module.register(main)

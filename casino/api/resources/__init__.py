@@ -13,6 +13,7 @@ from casino.api.resources import (
     operators,
     players,
     protection,
+    reconciliation,
     reports,
     rounds,
     seeds,
@@ -36,6 +37,7 @@ BLUEPRINTS = (
     protection.blp,
     currencies.blp,
     operators.blp,
+    reconciliation.blp,
 )
 
 
