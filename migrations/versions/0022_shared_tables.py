@@ -1,7 +1,7 @@
 """Shared tables (issue 22): one round for every bettor, on the table's clock
 
 Revision ID: 0022
-Revises: 0019
+Revises: 0021
 
 - ``shared_tables``: a shared table's clock, hash chain, public value, current round state
   and the dealer's lease (docs/shared-tables.md).
@@ -18,7 +18,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = '0022'
-down_revision: str | None = '0019'
+down_revision: str | None = '0021'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -16,7 +16,7 @@ from casino.engine.casino_war import Decision, TableRules
 from casino.engine.shared import RoundState, SharedBet, accept_bet, accept_decision
 from casino.engine.shared.bets import awaits_decision
 from casino.service import protection
-from casino.service.common import insufficient_funds, require_player
+from casino.service.common import require_player
 from casino.service.errors import Conflict, NotFound
 from casino.service.shared import money
 from casino.service.shared.tables import require_shared, shared_rules, shoe_of
@@ -80,13 +80,11 @@ def place_bet(
     guard = protection_guard(uow, player_id, table.currency, ante + tie_bet, now)
     wallets = money.wallet_for(uow)
     wallet = wallets.lock(uow, player_id, table.currency)
-    if wallet is None or wallet.state.balance < ante + tie_bet:
-        raise insufficient_funds(ante + tie_bet, table.currency)
     ref = money.reference(table_id, state.shoe, state.round)
     moved, tx_id = wallets.debit(
         uow, wallet, player_id, table.currency, ante + tie_bet, money.STAKE, ref, now
     )
-    guard(moved.state.balance - wallet.state.balance)
+    guard(-(ante + tie_bet))
     if existing is None:
         bet = SharedBetRecord(
             id=str(uuid.uuid4()),
@@ -94,7 +92,7 @@ def place_bet(
             shoe=state.shoe,
             round=state.round,
             player_id=player_id,
-            wallet_id=wallet.id,
+            wallet_id=moved.id,
             currency=table.currency,
             status=OPEN,
             ante=accepted.ante,
@@ -180,23 +178,18 @@ def decide(
     choice = decided.decision.action
     wallets = money.wallet_for(uow)
     wallet = wallets.lock(uow, player_id, bet.currency)
-    if wallet is None:
-        raise insufficient_funds(bet.ante, bet.currency)
-    balance = wallet.state.balance
+    balance = None if wallet is None else wallet.state.balance
     tx_ids = list(bet.transaction_ids)
-    raised = 0
     if choice is Decision.WAR:
         if table_rules.surrender_allowed:
             protection.check_account(uow.protection.get(player_id), now)
         raised = bet.ante + war_tie_bet
-        if balance < raised:
-            raise insufficient_funds(raised, bet.currency)
         guard = protection_guard(uow, player_id, bet.currency, raised, now)
         ref = money.reference(table_id, state.shoe, state.round)
         moved, tx_id = wallets.debit(
             uow, wallet, player_id, bet.currency, raised, money.DECISION, ref, now
         )
-        guard(moved.state.balance - balance)
+        guard(-raised)
         balance = moved.state.balance
         tx_ids.append(tx_id)
     updated = replace(

@@ -210,6 +210,8 @@ def _settle_batch(
             )
             wallets[bet.wallet_id] = moved
             tx_ids.append(tx_id)
+        else:
+            adapter.settled_lost(uow, bet.player_id, bet.currency, ref)
         decision = result.decision
         settled = replace(
             bet,

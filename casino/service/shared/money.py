@@ -11,8 +11,11 @@ rounds only. The in-play account is not used: an open shared bet is the house's 
 pays back, so the audit's in-play invariant (the antes of private rounds awaiting a decision)
 holds unchanged.
 
-The seamless wallet (the operator keeps the money, casino calls it) plugs in as another
-``SharedWallet`` with the same four calls.
+Where the money comes from is the operator's wallet mode, behind the one seam every round
+uses (casino.service.player_wallets): a stake is first *taken* (transfer: the ledger wallet
+must hold it; seamless: the operator's wallet is debited and the ledger's mirror wallet
+receives it), then moved to the house; a payment is credited to the ledger wallet and then
+*paid* (seamless: a win sent through the outbox after the commit).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from typing import Protocol
 from casino.ledger.errors import InsufficientFunds
 from casino.ledger.legs import transfer
 from casino.ledger.transactions import BET, DECISION, STAKE, link, new_transaction
+from casino.service import player_wallets
 from casino.service.common import insufficient_funds
 from casino.store.records import Wallet
 from casino.store.uow import UnitOfWork
@@ -39,7 +43,7 @@ class SharedWallet(Protocol):
     def debit(
         self,
         uow: UnitOfWork,
-        wallet: Wallet,
+        wallet: Wallet | None,
         player_id: str,
         currency: str,
         amount: int,
@@ -58,6 +62,8 @@ class SharedWallet(Protocol):
         ref: str,
         now: datetime,
     ) -> tuple[Wallet, int]: ...
+
+    def settled_lost(self, uow: UnitOfWork, player_id: str, currency: str, ref: str) -> None: ...
 
 
 class TransferWallet:
@@ -90,7 +96,7 @@ class TransferWallet:
     def debit(
         self,
         uow: UnitOfWork,
-        wallet: Wallet,
+        wallet: Wallet | None,
         player_id: str,
         currency: str,
         amount: int,
@@ -98,9 +104,23 @@ class TransferWallet:
         ref: str,
         now: datetime,
     ) -> tuple[Wallet, int]:
+        """Take the stake through the operator's seam, then move it to the house."""
+        seam = player_wallets.wallet_of(uow)
+        stake_kind = player_wallets.RAISE if kind == DECISION else player_wallets.DEAL
+        stake = player_wallets.Stake(
+            player_id, currency, ref, amount, stake_kind, wallet, uow.ledger.reserve_id()
+        )
+        taken = seam.take(uow, stake)  # refused: nothing written
         house = uow.ledger.system_accounts(currency).house
-        legs = transfer(wallet.key, house, amount)
-        return self._move(uow, wallet, player_id, currency, legs, kind, ref, now)
+        legs = transfer(taken.wallet.key, house, amount)
+        tx = new_transaction(kind, currency, player_id, legs, created_at=now, reference=ref)
+        try:
+            chained = link(tx, taken.tx_id, taken.wallet.state)
+        except InsufficientFunds:
+            raise insufficient_funds(tx.required, currency) from None
+        moved = uow.ledger.append(chained, taken.wallet)
+        uow.on_conflict(WALLET_GUARD, lambda: insufficient_funds(tx.required, currency))
+        return moved, taken.tx_id
 
     def credit(
         self,
@@ -112,18 +132,26 @@ class TransferWallet:
         ref: str,
         now: datetime,
     ) -> tuple[Wallet, int]:
+        """Credit the ledger wallet, then pay through the seam (seamless: a win sent after
+        the commit)."""
         house = uow.ledger.system_accounts(currency).house
         legs = transfer(house, wallet.key, amount)
-        return self._move(uow, wallet, player_id, currency, legs, BET, ref, now)
+        moved = self._move(uow, wallet, player_id, currency, legs, BET, ref, now)
+        player_wallets.wallet_of(uow).pay(uow, ref, player_id, currency, amount)
+        return moved
+
+    def settled_lost(self, uow: UnitOfWork, player_id: str, currency: str, ref: str) -> None:
+        """A lost bet pays nothing; a seamless operator may still want the round closed."""
+        player_wallets.wallet_of(uow).pay(uow, ref, player_id, currency, 0)
 
 
 _ADAPTERS: dict[str, SharedWallet] = {"transfer": TransferWallet()}
 
 
 def wallet_for(uow: UnitOfWork) -> SharedWallet:
-    """The operator's wallet adapter (transfer until the seamless one is registered)."""
-    mode = getattr(uow.operators.current(), "wallet_mode", "transfer")
-    return _ADAPTERS.get(mode, _ADAPTERS["transfer"])
+    """The shared bets' money movements; where the money is, transfer or seamless, is the
+    operator's seam's (player_wallets.wallet_of)."""
+    return _ADAPTERS["transfer"]
 
 
 def register(mode: str, adapter: SharedWallet) -> None:
