@@ -188,6 +188,7 @@ function refresh({ first = false } = {}) {
 }
 
 async function readRound(first) {
+  lastRead = Date.now();
   const before = state.round;
   let round;
   try {
@@ -214,7 +215,8 @@ async function readRound(first) {
     renderBets();
   }
   announce(changeSentence(first ? null : before, round));
-  if (becameDue(before, round)) el.surrender.hidden ? el.war.focus() : el.surrender.focus();
+  // A decision fell due: focus on it, as the table page does (Enter decides).
+  if (becameDue(before, round)) (el.surrender.hidden ? el.war : el.surrender).focus();
 }
 
 async function refreshBalance() {
@@ -313,9 +315,17 @@ function onBet(bet) {
   renderRound();
 }
 
+// Bets make no event (events carry no bettor): while bets are taken the round is read
+// again now and then, so the number of bettors moves.
+const BETTING_READ_MS = 2000;
+let lastRead = 0;
+
 function tick() {
   renderCountdown();
   updateButtons();
+  if (state.round?.phase === "betting" && state.follow === "events" && Date.now() - lastRead > BETTING_READ_MS) {
+    refresh();
+  }
 }
 
 function wireControls() {
