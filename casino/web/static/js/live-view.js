@@ -49,7 +49,8 @@ export function renderRound() {
   }
   document.body.dataset.phase = round.phase;
   el.phase.textContent = `${t("live.round", { round: round.round })} · ${t(PHASES[round.phase] || PHASES.closed)}`;
-  el.bettors.textContent = tn("live.bettors", round.bettors);
+  // While bets are taken they are counted as they come; afterwards they are the round's.
+  el.bettors.textContent = tn(round.phase === "betting" ? N_("live.bettors") : N_("live.bettors_done"), round.bettors);
   renderCountdown();
   renderCards(round.cards);
   renderMyBet();
@@ -153,7 +154,9 @@ function renderMyBet() {
   const deciding = state.round?.phase === "decisions" && Boolean(bet?.awaiting_decision);
   show(el.war, deciding);
   show(el.surrender, deciding && Boolean(state.table?.rules.surrender_allowed));
-  show(el.placeBet, !deciding);
+  const betting = state.round?.phase === "betting";
+  show(el.placeBet, betting);
+  show(el.betting, betting);
   show(el.decisionNote, deciding);
   if (deciding) {
     el.decisionNote.textContent = t("round.decision_note", {
