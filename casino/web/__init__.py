@@ -2,10 +2,11 @@
 
 ``/play/`` is the Casino War table, opened by an operator's ``launch_url`` (the game session
 token in the fragment); ``/play/live/`` is a shared table's client (one round for every
-player at the table, followed through its events); ``/play/free/`` is free-play War, which needs no token. Everything
-the pages do goes through the public API, exactly as an integrator's client would. No CDN
-and no build step: the files under ``static/`` are what the browser runs, ``static/i18n/``
-holding the catalogues compiled from casino/i18n (``make i18n``, committed).
+player at the table, followed through its events); ``/play/free/`` is free-play War, which
+needs no token. Everything the pages do goes through the public API, exactly as an
+integrator's client would. No CDN and no build step: the files under ``static/`` are what
+the browser runs, ``static/i18n/`` holding the catalogues compiled from casino/i18n
+(``make i18n``, committed).
 """
 
 from __future__ import annotations

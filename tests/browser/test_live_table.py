@@ -154,8 +154,12 @@ def test_two_players_at_a_shared_table(
         "currency": "EUR",
         "mode": "shared",
         "shared": {"betting_seconds": BETTING_SECONDS, "pause_seconds": 2},
-        "rules": {"min_ante": 100, "bet_increment": 100, "surrender_allowed": True,
-                  "decision_seconds": 60},
+        "rules": {
+            "min_ante": 100,
+            "bet_increment": 100,
+            "surrender_allowed": True,
+            "decision_seconds": 60,
+        },
     }
     table = operator.call("POST", "/api/v1/tables", body)
     rules = TableRules.from_dict(table["rules"])
@@ -176,8 +180,11 @@ def test_two_players_at_a_shared_table(
         assert driver.current_url.endswith(f"/play/live/?table={table_id}")
         assert text_of(driver, "table-name") == f"Table {table_id} · EUR"
         assert balance_shown(driver) == START
-        wait_for(driver, lambda d: d.execute_script("return document.body.dataset.follow") == "events",
-                 "not following the events")
+        wait_for(
+            driver,
+            lambda d: d.execute_script("return document.body.dataset.follow") == "events",
+            "not following the events",
+        )
         assert "Bets close in" in text_of(driver, "countdown")
     browser.execute_script(RECORD_EVENT_IDS)
 
@@ -185,7 +192,9 @@ def test_two_players_at_a_shared_table(
     place(browser)
     place(second_browser, tie_bet=True)
     for driver in pages.values():
-        wait_for(driver, lambda d: text_of(d, "bettors") == "2 players betting", "bettors not counted")
+        wait_for(
+            driver, lambda d: text_of(d, "bettors") == "2 players betting", "bettors not counted"
+        )
     assert operator.balance(ada["id"]) == START - 100
     assert operator.balance(bob["id"]) == START - 200
     server.advance_clock(seconds=BETTING_SECONDS + 1)
@@ -202,15 +211,20 @@ def test_two_players_at_a_shared_table(
         cards = driver.find_elements(By.CSS_SELECTOR, "#player-cards .card[data-card]")
         assert [c.get_attribute("data-card") for c in cards] == [str(dealt.player)], cards
         beads = driver.find_elements(By.CSS_SELECTOR, "#road li")
-        assert beads and beads[-1].get_attribute("data-round") == f"{state['shoe']}-{state['round']}"
+        assert (
+            beads and beads[-1].get_attribute("data-round") == f"{state['shoe']}-{state['round']}"
+        )
     # The stream was resumed after the last event seen, every time.
     ids = [int(i) for i in browser.execute_script("return window.__lastEventIds")]
     assert ids and ids == sorted(ids) and ids[-1] > 0, ids
 
     # Bob's event stream fails: his page follows by polling the round from then on.
     second_browser.execute_script(BREAK_EVENTS)
-    wait_for(second_browser, lambda d: d.execute_script("return document.body.dataset.follow") == "polling",
-             "no fall back to polling")
+    wait_for(
+        second_browser,
+        lambda d: d.execute_script("return document.body.dataset.follow") == "polling",
+        "no fall back to polling",
+    )
 
     # A tie: Ada goes to war, Bob surrenders.
     state = to_betting_round(server, dealer, tie=True)
@@ -222,8 +236,11 @@ def test_two_players_at_a_shared_table(
         wait_for(driver, enabled("war"), "no decision offered on the tie")
         assert "Decide within" in text_of(driver, "countdown")
         assert driver.find_element(By.ID, "surrender").accessible_name == "Surrender"
-        wait_for(driver, lambda d: d.switch_to.active_element.get_attribute("id") == "surrender",
-                 "focus did not move to the decision")
+        wait_for(
+            driver,
+            lambda d: d.switch_to.active_element.get_attribute("id") == "surrender",
+            "focus did not move to the decision",
+        )
         assert "Choose: surrender or go to war." in text_of(driver, "announcer")
     shots = screenshot_dir()
     if shots:
@@ -232,8 +249,10 @@ def test_two_players_at_a_shared_table(
     browser.find_element(By.ID, "war").click()
     second_browser.find_element(By.ID, "surrender").click()
     dealt = dealer.shoe(state["shoe"]).round(state["round"])
-    for player, decision, said in ((ada, Decision.WAR, "You went to war."),
-                                   (bob, Decision.SURRENDER, "You surrendered.")):
+    for player, decision, said in (
+        (ada, Decision.WAR, "You went to war."),
+        (bob, Decision.SURRENDER, "You surrendered."),
+    ):
         driver = pages[player["id"]]
         wait_for(driver, phase_is("settled"), "the tie was not settled")
         wait_for(driver, lambda d, s=said: s in text_of(d, "my-bet-text"), "decision not shown")

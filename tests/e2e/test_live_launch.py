@@ -18,9 +18,7 @@ def test_a_launch_at_a_shared_table_opens_the_live_client(capi: Api, gambler: Pl
     assert capi.client.get("/play/live/").status_code == 200
 
     private = {"table_id": "classic"}
-    response = capi.post(
-        f"/api/v1/players/{gambler.id}/sessions", private, auth=capi.operator_auth
-    )
+    response = capi.post(f"/api/v1/players/{gambler.id}/sessions", private, auth=capi.operator_auth)
     assert response.get_json()["launch_url"].startswith("/play/?table=classic#code=")
 
 
