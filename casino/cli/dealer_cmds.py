@@ -38,15 +38,18 @@ def dealer(url: str | None, max_tables: int, name: str | None) -> None:
 
 
 @click.command("events")
-@_db_option
 @click.option("--host", default="127.0.0.1")
 @click.option("--port", default=8001, type=int)
-def events(url: str | None, host: str, port: int) -> None:
+def events(host: str, port: int) -> None:
     """Serve GET /api/v1/tables/{id}/events as Server-Sent Events from one asyncio loop:
-    idle followers cost a socket and a queue each, no thread (docs/shared-tables.md)."""
+    idle followers cost a socket and a queue each, no thread (docs/shared-tables.md). The
+    configuration (database, tokens) is the API's: CASINO_ENV, default development."""
+    import os
+
     from casino.api.events_server import serve_events
 
-    serve_events(_url(url), host, port)
+    logging.basicConfig(stream=sys.stderr, level=logging.INFO)
+    serve_events(os.environ.get("CASINO_ENV", "").strip() or "development", host, port)
 
 
 def register(group: click.Group) -> None:
