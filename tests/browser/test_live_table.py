@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
+from selenium.webdriver.support.ui import Select
 
 from casino.engine.casino_war import Decision, HandDecision, TableRules
 from casino.engine.shared import SharedBet, settle_bet
@@ -23,6 +24,7 @@ from tests.e2e.shared_helpers import DriveDealer
 from .clock import FileClock
 from .conftest import Server, assert_no_console_errors
 from .helpers import assert_fits, full_page_screenshot, screenshot_dir, start_chromium, wait_for
+from .test_language_layout import assert_fits_everywhere
 
 START = 10_000  # 100.00 EUR each
 BETTING_SECONDS = 60
@@ -270,5 +272,12 @@ def test_two_players_at_a_shared_table(
         full_page_screenshot(second_browser, shots / "live-table-phone.png", 375)
     for driver in pages.values():
         assert_fits(driver, 375)
+        assert_fits_everywhere(driver, "the live table after a war")
+    # In Greek, switched at the table: its words, still fitting a phone and a laptop.
+    Select(second_browser.find_element(By.ID, "language")).select_by_value("el")
+    wait_for(second_browser, lambda d: "Γύρος" in text_of(d, "phase"), "not in Greek")
+    assert "Παραδόθηκες." in text_of(second_browser, "my-bet-text")
+    assert text_of(second_browser, "road-title") == "Τελευταία 50 αποτελέσματα"
+    assert_fits_everywhere(second_browser, "the live table in Greek")
     assert_no_console_errors(browser)
     assert_no_console_errors(second_browser, "the test cut the event stream")
