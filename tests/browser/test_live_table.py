@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.ui import Select
@@ -28,8 +29,9 @@ from .test_language_layout import assert_fits_everywhere
 
 START = 10_000  # 100.00 EUR each
 BETTING_SECONDS = 60
-# Each jump of the server's clock closes the betting window and passes the pause.
-ROUND_JUMP = BETTING_SECONDS + 5
+# Long enough that a settled round stays on the pages while the test looks at them.
+PAUSE_SECONDS = 30
+DECISION_SECONDS = 60
 
 # The event stream fails from now on: the page must follow the table by polling the round.
 BREAK_EVENTS = """
@@ -109,21 +111,29 @@ def table_state(dealer: DriveDealer) -> dict[str, Any]:
 def to_betting_round(server: Server, dealer: DriveDealer, tie: bool) -> dict[str, Any]:
     """Moves the server's clock on, round after empty round, until the round taking bets
     deals a tie (or not): the shoe is known to the test from the stored chain."""
-    for _ in range(120):
-        state = wait_for_dealer(dealer, lambda s: s.get("phase") == "betting")
-        if dealer.shoe(state["shoe"]).round(state["round"]).is_tie == tie:
-            return state
-        server.advance_clock(seconds=ROUND_JUMP)
-        wait_for_dealer(
-            dealer, lambda s, r=state["round"]: s.get("round") != r or s.get("phase") != "betting"
-        )
-    raise AssertionError("no such round in 120")
+    state = wait_for_dealer(dealer, lambda s: "phase" in s)
+    for _ in range(200):
+        if state["phase"] == "betting":
+            if dealer.shoe(state["shoe"]).round(state["round"]).is_tie == tie:
+                return state
+            server.advance_clock(seconds=BETTING_SECONDS + 1)
+            state = wait_for_dealer(
+                dealer, lambda s, r=state["round"]: (s["round"], s["phase"]) != (r, "betting")
+            )
+        else:
+            # Bets closed, cards, decisions, the pause: on to the next round's bets.
+            server.advance_clock(seconds=max(PAUSE_SECONDS, DECISION_SECONDS) + 1)
+            state = wait_for_dealer(
+                dealer, lambda s, was=dict(state): s != was or s["phase"] == "betting"
+            )
+    raise AssertionError("no such round in 200 steps")
 
 
 def wait_for_dealer(dealer: DriveDealer, condition: Any) -> dict[str, Any]:
     found: dict[str, Any] = {}
 
     def check(_: object) -> bool:
+        found.clear()
         found.update(table_state(dealer))
         return bool(condition(found))
 
@@ -142,6 +152,22 @@ def place(driver: WebDriver, tie_bet: bool = False) -> None:
     wait_for(driver, lambda d: "Ante €1.00" in text_of(d, "my-bet-text"), "the bet is not shown")
 
 
+def attributes(driver: WebDriver, selector: str, name: str) -> list[str]:
+    """``data-<name>`` of the elements ``selector`` finds, read at once (the page draws
+    them again at every read of the round)."""
+    script = (
+        "return [...document.querySelectorAll(arguments[0])].map((e) => e.dataset[arguments[1]])"
+    )
+    return list(driver.execute_script(script, selector, name))
+
+
+def page_said(driver: WebDriver) -> dict[str, str]:
+    ids = ("phase", "countdown", "bettors", "my-bet-text", "announcer", "error-text")
+    said = {i: text_of(driver, i) for i in ids}
+    said["follow"] = driver.execute_script("return document.body.dataset.follow")
+    return said
+
+
 def balance_shown(driver: WebDriver) -> int:
     return int(driver.find_element(By.ID, "balance").get_attribute("data-minor") or -1)
 
@@ -155,12 +181,12 @@ def test_two_players_at_a_shared_table(
         "id": table_id,
         "currency": "EUR",
         "mode": "shared",
-        "shared": {"betting_seconds": BETTING_SECONDS, "pause_seconds": 2},
+        "shared": {"betting_seconds": BETTING_SECONDS, "pause_seconds": PAUSE_SECONDS},
         "rules": {
             "min_ante": 100,
             "bet_increment": 100,
             "surrender_allowed": True,
-            "decision_seconds": 60,
+            "decision_seconds": DECISION_SECONDS,
         },
     }
     table = operator.call("POST", "/api/v1/tables", body)
@@ -210,12 +236,8 @@ def test_two_players_at_a_shared_table(
         wait_for(driver, lambda d, w=wallet: balance_shown(d) == w, "stale balance")
         said = "You win" if expected.net > 0 else "You lose" if expected.net < 0 else "even"
         wait_for(driver, lambda d, s=said: s in text_of(d, "my-result"), "no result")
-        cards = driver.find_elements(By.CSS_SELECTOR, "#player-cards .card[data-card]")
-        assert [c.get_attribute("data-card") for c in cards] == [str(dealt.player)], cards
-        beads = driver.find_elements(By.CSS_SELECTOR, "#road li")
-        assert (
-            beads and beads[-1].get_attribute("data-round") == f"{state['shoe']}-{state['round']}"
-        )
+        assert attributes(driver, "#player-cards .card[data-card]", "card") == [str(dealt.player)]
+        assert attributes(driver, "#road li", "round")[-1] == f"{state['shoe']}-{state['round']}"
     # The stream was resumed after the last event seen, every time.
     ids = [int(i) for i in browser.execute_script("return window.__lastEventIds")]
     assert ids and ids == sorted(ids) and ids[-1] > 0, ids
@@ -235,7 +257,12 @@ def test_two_players_at_a_shared_table(
     place(second_browser)
     server.advance_clock(seconds=BETTING_SECONDS + 1)
     for driver in pages.values():
-        wait_for(driver, enabled("war"), "no decision offered on the tie")
+        try:
+            wait_for(driver, enabled("war"), "no decision offered on the tie")
+        except TimeoutException as timeout:
+            raise AssertionError(
+                f"no decision offered: {page_said(driver)}, {dealer.state()}"
+            ) from timeout
         assert "Decide within" in text_of(driver, "countdown")
         assert driver.find_element(By.ID, "surrender").accessible_name == "Surrender"
         wait_for(
@@ -262,9 +289,9 @@ def test_two_players_at_a_shared_table(
         wallet = operator.balance(player["id"])
         assert wallet == balances[player["id"]] + expected.net
         wait_for(driver, lambda d, w=wallet: balance_shown(d) == w, "stale balance")
-        assert driver.find_elements(By.CSS_SELECTOR, "#war-player .card[data-card]")
-        beads = driver.find_elements(By.CSS_SELECTOR, "#road li")
-        assert beads[-1].get_attribute("data-winner") != "tie" or dealt.wars
+        war_cards = [str(war.player_card) for war in dealt.wars]
+        assert attributes(driver, "#war-player .card[data-card]", "card") == war_cards
+        assert attributes(driver, "#road li", "round")[-1] == f"{state['shoe']}-{state['round']}"
     assert second_browser.execute_script("return window.__brokenEvents") >= 3
 
     if shots:
