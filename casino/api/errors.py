@@ -102,6 +102,7 @@ _RAISED_CODES = (
     "betting_closed",
     "table_not_shared",
     "table_is_shared",
+    "shoe_not_found",
     "surrender_not_allowed",
     "unknown_decision",
     "round_not_settled",

@@ -172,7 +172,7 @@ class RulesInputSchema(RequestSchema):
     # The tie rules and the decision clock a shared table needs (docs/shared-tables.md).
     war_ties = Choice(("bonus", "push", "repeat"))
     max_war_ties = StrictInteger(validate=validate.Range(min=1, max=10))
-    decision_seconds = StrictInteger(validate=validate.Range(min=1, max=600))
+    decision_seconds = StrictInteger(validate=validate.Range(min=5, max=600))
 
 
 class RulesSchema(ResponseSchema):

@@ -190,3 +190,28 @@ class SharedEventPageSchema(ResponseSchema):
 
 
 __all__ = ["TABLE_MODES", "Amount"]
+
+
+# ---------------------------------------------------------------- shoes
+
+
+class ShoeRecordSchema(ResponseSchema):
+    """A shoe as published: ``casino verify --shoe`` checks it (docs/fairness.md §17)."""
+
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"order", "burnt", "rounds", "bets"})
+
+    shoe = ma.fields.Integer()
+    chain = ma.fields.Dict(metadata={"description": "{commitment, length}"})
+    public_value = ma.fields.Dict()
+    rules = ma.fields.Dict()
+    commitment = ma.fields.String()
+    decks = ma.fields.Integer()
+    burn = ma.fields.Dict()
+    cut = ma.fields.Integer()
+    seed = ma.fields.String(allow_none=True, metadata={"description": "Null until the shoe ends"})
+    order = ma.fields.List(ma.fields.String())
+    burnt = ma.fields.List(ma.fields.String())
+    rounds = ma.fields.List(ma.fields.Dict())
+    bets = ma.fields.List(
+        ma.fields.Dict(), metadata={"description": "The calling player's results in the shoe"}
+    )

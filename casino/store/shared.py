@@ -21,7 +21,7 @@ from sqlalchemy import Table, and_, func, or_, select, update
 
 from casino.ledger.accounts import WALLET
 from casino.ledger.transactions import WalletState
-from casino.store.models import Account
+from casino.store.models import Account, LedgerTransaction, Posting
 from casino.store.records import Wallet
 from casino.store.repository import Repository
 from casino.store.shared_models import SharedBetRow, SharedEventRow, SharedShoeRow, SharedTable
@@ -31,6 +31,8 @@ _BETS = cast(Table, SharedBetRow.__table__)
 _EVENTS = cast(Table, SharedEventRow.__table__)
 _SHOES = cast(Table, SharedShoeRow.__table__)
 _ACCOUNTS = cast(Table, Account.__table__)
+_TRANSACTIONS = cast(Table, LedgerTransaction.__table__)
+_POSTINGS = cast(Table, Posting.__table__)
 
 OPEN = "open"
 AWAITING = "awaiting_decision"
@@ -391,6 +393,19 @@ class SharedStore(Repository):
         rows = self.session.execute(query.order_by(_SHOES.c.table_id, _SHOES.c.shoe))
         return [dict(row._mapping) for row in rows]
 
+    def player_bets(self, table_id: str, shoe: int, player_id: str) -> list[SharedBetRecord]:
+        rows = self.session.execute(
+            select(*[_BETS.c[name] for name in _BET_FIELDS])
+            .where(
+                self.owned(_BETS.c.operator_id),
+                _BETS.c.table_id == table_id,
+                _BETS.c.shoe == shoe,
+                _BETS.c.player_id == player_id,
+            )
+            .order_by(_BETS.c.round)
+        )
+        return [_bet(row) for row in rows]
+
     def all_bets(self) -> list[SharedBetRecord]:
         """Every bet of the operator (the audit's replay), in table, shoe, round order."""
         rows = self.session.execute(
@@ -399,6 +414,57 @@ class SharedStore(Repository):
             .order_by(_BETS.c.table_id, _BETS.c.shoe, _BETS.c.round, _BETS.c.wallet_id)
         )
         return [_bet(row) for row in rows]
+
+
+class SharedAuditStore(SharedStore):
+    """What the audit reads of one operator's shared tables (in the books' snapshot)."""
+
+    def audit_rows(
+        self, operator_id: str
+    ) -> tuple[list[SharedTableRecord], list[dict[str, Any]], list[tuple[str, SharedBetRecord]]]:
+        tables = [
+            _table(row)
+            for row in self.session.execute(
+                select(_TABLES).where(_TABLES.c.operator_id == operator_id)
+            )
+        ]
+        shoes = [
+            dict(row._mapping)
+            for row in self.session.execute(
+                select(_SHOES).where(_SHOES.c.operator_id == operator_id)
+            )
+        ]
+        bets = [
+            (row.table_id, _bet(row))
+            for row in self.session.execute(
+                select(*[_BETS.c[name] for name in _BET_FIELDS]).where(
+                    _BETS.c.operator_id == operator_id
+                )
+            )
+        ]
+        return tables, shoes, bets
+
+    def wallet_moves(self, operator_id: str) -> dict[tuple[str, str], tuple[int, int]]:
+        """(reference, player) -> (debited, credited) of every shared bet's transactions."""
+        tx = _TRANSACTIONS
+        rows = self.session.execute(
+            select(tx.c.reference, tx.c.player_id, _POSTINGS.c.amount)
+            .join(_POSTINGS, _POSTINGS.c.transaction_id == tx.c.id)
+            .where(
+                tx.c.operator_id == operator_id,
+                tx.c.reference.like("shared:%"),
+                _POSTINGS.c.account_id == tx.c.wallet_id,
+            )
+        )
+        moves: dict[tuple[str, str], tuple[int, int]] = {}
+        for reference, player_id, amount in rows:
+            debited, credited = moves.get((reference, player_id), (0, 0))
+            if amount < 0:
+                debited -= amount
+            else:
+                credited += amount
+            moves[(reference, player_id)] = (debited, credited)
+        return moves
 
 
 def _event(row: Any) -> dict[str, Any]:

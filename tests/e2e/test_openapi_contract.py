@@ -41,6 +41,7 @@ OPTIONAL_FIELDS = {
     "Pending": {"legal", "context"},
     "Game": {"token"},  # in the creation's answer only
     # Later rules, there only where they differ from their defaults (TableRules.to_dict).
+    "ShoeRecord": {"order", "burnt", "rounds", "bets"},
     "Rules": {"war_ties", "max_war_ties", "decision_seconds", "timeout_action", "max_hands"},
 }
 
@@ -575,12 +576,13 @@ def test_x_roles_is_what_the_service_enforces(
         "tx_id": 1,
         "session_id": "00000000-0000-4000-8000-000000000000",
         "operator_id": "default",
+        "index": 1,
     }
     tokens = {"operator": api.operator_auth, "player": funded.auth, "platform": api.platform_auth}
     secured = [
         (p, m, op) for p, m, op in operations(spec) if op.get("security") == [{"bearerAuth": []}]
     ]
-    assert len(secured) == 52  # 4 of shared tables
+    assert len(secured) == 53  # 5 of shared tables
     for path, method, operation in secured:
         url = path.format(**ids)
         anonymous = api.client.open(url, method=method.upper(), json={})

@@ -4,6 +4,7 @@ Last-Event-ID, then every new event pushed as the dealer stores it, on one async
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import socket
 import threading
@@ -33,10 +34,8 @@ def events_port(database_url: str, clock: Clock) -> Iterator[int]:
     def serve() -> None:
         asyncio.set_event_loop(loop)
         task.append(loop.create_task(run(server, "127.0.0.1", port, ready.set)))
-        try:
+        with contextlib.suppress(asyncio.CancelledError):
             loop.run_until_complete(task[0])
-        except asyncio.CancelledError:
-            pass
 
     thread = threading.Thread(target=serve, daemon=True)
     thread.start()
@@ -44,12 +43,16 @@ def events_port(database_url: str, clock: Clock) -> Iterator[int]:
     yield port
 
     async def shutdown() -> None:
-        others = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+        # The followers' tasks first: the server's own task ends the loop.
+        others = [t for t in asyncio.all_tasks() if t not in (asyncio.current_task(), task[0])]
         for running in others:
             running.cancel()
-        await asyncio.wait(others, timeout=2)
+        if others:
+            await asyncio.wait(others, timeout=2)
 
+    assert thread.is_alive(), "the event server stopped by itself"
     asyncio.run_coroutine_threadsafe(shutdown(), loop).result(10)
+    loop.call_soon_threadsafe(task[0].cancel)
     thread.join(10)
     loop.close()
     database.dispose()

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from sqlalchemy import text
 
 from casino.engine.casino_war import Decision, HandDecision, TableRules
 from casino.engine.shared import SharedBet, settle_bet
@@ -199,3 +200,23 @@ def test_events_resume_and_stream(capi: Api, clock: Clock, dealer: DriveDealer) 
     assert_problem(
         capi.get("/api/v1/tables/nope/events", auth=capi.operator_auth), 404, "table_not_found"
     )
+
+
+def test_audit_replays_shared_bets(capi: Api, clock: Clock, dealer: DriveDealer) -> None:
+    create_shared_table(capi)
+    (someone,) = _players(capi, 1)
+    dealer.run()
+    assert _bet(capi, someone, 100, 10).status_code == 201
+    clock.advance(seconds=10)
+    dealer.run()
+    url = capi_url(capi)
+    report = audit_database(url)
+    shared = next(c for c in report.checks if c.name == "shared_rounds_replay")
+    assert report.ok and "1 settled" in shared.detail
+    # A payout written other than the cards pay it is found.
+    with dealer.database.unit_of_work("default") as uow:
+        uow.session.execute(text("UPDATE shared_bets SET net = net + 1"))
+        uow.session.commit()
+    tampered = audit_database(url)
+    assert not tampered.ok
+    assert not next(c for c in tampered.checks if c.name == "shared_rounds_replay").ok

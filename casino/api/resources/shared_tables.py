@@ -35,6 +35,7 @@ from casino.api.schemas_shared import (
     SharedEventPageSchema,
     SharedEventsQuerySchema,
     SharedRoundSchema,
+    ShoeRecordSchema,
 )
 from casino.api.sse import event_stream_burst, wants_event_stream
 from casino.service import game_sessions
@@ -165,3 +166,20 @@ class SharedEvents(MethodView):
         if wants_event_stream():
             return event_stream_burst(page["events"])
         return page
+
+
+@blp.route("/<table_id>/shoes/<int:index>")
+class SharedShoe(MethodView):
+    @requires(OPERATOR, PLAYER, scopes=EVERY_SCOPE)
+    @blp.response(200, ShoeRecordSchema)
+    @blp.doc(
+        operationId="getSharedShoe",
+        responses=error_responses(404, 409),
+        **problem_codes("table_not_found", "table_not_shared", "shoe_not_found"),
+    )
+    def get(self, table_id: str, index: int) -> dict[str, Any]:
+        """A shoe of the table: its commitment, burn and cut card while it is dealt; once
+        over, its seed, order and every round, with a player's own results in it, for
+        ``casino verify --shoe`` (docs/fairness.md section 17)."""
+        player_id = scope_player_id()
+        return read(lambda uow: shared_events.shoe_document(uow, table_id, index, player_id))

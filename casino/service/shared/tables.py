@@ -20,8 +20,14 @@ CHAIN_LENGTH = 10_000
 
 
 def shared_rules_input(rules: dict[str, Any]) -> dict[str, Any]:
-    """A shared table's rules with its defaults: 8 decks, a 10 second decision clock."""
-    return {"decks": DEFAULT_DECKS, "decision_seconds": DEFAULT_DECISION_SECONDS, **rules}
+    """A shared table's rules with its defaults: 8 decks, a 10 second decision clock that
+    surrenders for whoever does not decide (surrender allowed)."""
+    return {
+        "decks": DEFAULT_DECKS,
+        "decision_seconds": DEFAULT_DECISION_SECONDS,
+        "surrender_allowed": True,
+        **rules,
+    }
 
 
 def make_shared(
