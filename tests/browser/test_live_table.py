@@ -8,6 +8,7 @@ from __future__ import annotations
 import threading
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -168,6 +169,15 @@ def page_said(driver: WebDriver) -> dict[str, str]:
     return said
 
 
+def phone_screenshot(driver: WebDriver, path: Path) -> None:
+    """The whole page 375 px wide: laid out at that width first, so that its height is the
+    phone's (taller than the laptop's)."""
+    metrics = {"width": 375, "height": 800, "deviceScaleFactor": 1, "mobile": True}
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)  # type: ignore[attr-defined]
+    wait_for(driver, lambda d: d.execute_script("return innerWidth") == 375, "no resize")
+    full_page_screenshot(driver, path, 375)
+
+
 def balance_shown(driver: WebDriver) -> int:
     return int(driver.find_element(By.ID, "balance").get_attribute("data-minor") or -1)
 
@@ -274,7 +284,7 @@ def test_two_players_at_a_shared_table(
     shots = screenshot_dir()
     if shots:
         full_page_screenshot(browser, shots / "live-table-decision.png", 1280)
-        full_page_screenshot(second_browser, shots / "live-table-decision-phone.png", 375)
+        phone_screenshot(second_browser, shots / "live-table-decision-phone.png")
     browser.find_element(By.ID, "war").click()
     second_browser.find_element(By.ID, "surrender").click()
     dealt = dealer.shoe(state["shoe"]).round(state["round"])
@@ -296,7 +306,7 @@ def test_two_players_at_a_shared_table(
 
     if shots:
         full_page_screenshot(browser, shots / "live-table.png", 1280)
-        full_page_screenshot(second_browser, shots / "live-table-phone.png", 375)
+        phone_screenshot(second_browser, shots / "live-table-phone.png")
     for driver in pages.values():
         assert_fits(driver, 375)
         assert_fits_everywhere(driver, "the live table after a war")

@@ -37,10 +37,11 @@ export function renderRoad() {
         {
           class: `bead bead-${entry.winner}`,
           title: beadLabel(entry),
-          "aria-label": beadLabel(entry),
           dataset: { winner: entry.winner, round: `${entry.shoe}-${entry.round}` },
         },
+        // The letter is for the eye; screen readers read the bead's sentence.
         h("span", { "aria-hidden": "true" }, t(BEAD[entry.winner]?.letter || BEAD.void.letter)),
+        h("span", { class: "sr-only" }, beadLabel(entry)),
       ),
     ),
   );
