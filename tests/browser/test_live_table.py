@@ -318,3 +318,51 @@ def test_two_players_at_a_shared_table(
     assert_fits_everywhere(second_browser, "the live table in Greek")
     assert_no_console_errors(browser)
     assert_no_console_errors(second_browser, "the test cut the event stream")
+
+
+# A stream that stays open (the event server's): frames cut across chunks, keep-alive
+# comments, a retry; the follower hands every event over once, in order, and reconnects
+# with the last id it saw.
+FOLLOW_AN_OPEN_STREAM = """
+const done = arguments[arguments.length - 1];
+const { Follower } = await import("/play/assets/js/live-follow.js");
+const sent = [];
+const chunks = [
+  "retry: 10\\n\\n: keep-alive\\n\\nid: 7\\nevent: round_opened\\ndata: {\\"id\\":7,",
+  "\\"type\\":\\"round_opened\\"}\\n\\n: keep-alive\\n\\nid: 8\\nevent: bets_closed\\n",
+  "data: {\\"id\\":8,\\"type\\":\\"bets_closed\\"}\\n\\nid: 7\\ndata: {\\"id\\":7}\\n\\n",
+];
+window.fetch = async (url, init) => {
+  sent.push(init.headers["Last-Event-ID"]);
+  const parts = sent.length === 1 ? chunks : [];
+  const body = new ReadableStream({
+    start(controller) {
+      for (const part of parts) controller.enqueue(new TextEncoder().encode(part));
+      controller.close();
+    },
+  });
+  return new Response(body, { headers: { "Content-Type": "text/event-stream" } });
+};
+const seen = [];
+const follower = new Follower({
+  client: { base: "", token: "gs_x" },
+  tableId: "t",
+  after: 6,
+  onEvent: (event) => {
+    seen.push(event.id);
+    if (seen.length === 2) setTimeout(() => follower.stop(), 50);
+  },
+  onPoll: async () => {},
+  onMode: () => {},
+});
+await follower.run();
+done({ seen, sent });
+"""
+
+
+def test_the_follower_reads_a_stream_that_stays_open(server: Server, browser: WebDriver) -> None:
+    browser.get(server.base_url + "/play/live/?table=t")
+    wait_for(browser, lambda d: d.find_element(By.ID, "error").is_displayed(), "no page")
+    result = browser.execute_async_script(FOLLOW_AN_OPEN_STREAM)
+    assert result["seen"] == [7, 8]
+    assert result["sent"][:2] == ["6", "8"]
