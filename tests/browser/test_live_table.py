@@ -144,7 +144,10 @@ def wait_for_dealer(dealer: DriveDealer, condition: Any) -> dict[str, Any]:
 
 def place(driver: WebDriver, tie_bet: bool = False) -> None:
     """The stake shown (the table's minimum ante), a tie bet of one chip if asked, placed."""
-    wait_for(driver, enabled("place-bet"), "betting did not open")
+    try:
+        wait_for(driver, enabled("place-bet"), "betting did not open")
+    except TimeoutException as timeout:
+        raise AssertionError(f"betting did not open: {page_said(driver)}") from timeout
     if tie_bet:
         driver.find_element(By.ID, "spot-tie").click()
         driver.find_element(By.CSS_SELECTOR, '#chips button[aria-label="Add €1.00"]').click()
@@ -209,7 +212,9 @@ def test_two_players_at_a_shared_table(
 
     pages = {}
     for player, driver in ((ada, browser), (bob, second_browser)):
-        launch = operator.launch(player["id"], table_id)
+        # A day's session: finding a tie moves the server's clock on by up to hours.
+        body = {"table_id": table_id, "ttl_seconds": 86_400}
+        launch = operator.call("POST", f"/api/v1/players/{player['id']}/sessions", body)
         assert launch["launch_url"].startswith(f"/play/live/?table={table_id}#code=")
         driver.get(server.base_url + launch["launch_url"])
         pages[player["id"]] = driver

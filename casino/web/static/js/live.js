@@ -153,7 +153,9 @@ function follow() {
     client: state.client,
     tableId: state.tableId,
     after: state.round?.last_event_id || 0,
-    onEvent: () => refresh(),
+    onEvent: () => {
+      refresh().catch(() => {});
+    },
     onPoll: () => refresh(),
     onMode: (mode) => {
       state.follow = mode;
@@ -316,16 +318,18 @@ function onBet(bet) {
 }
 
 // Bets make no event (events carry no bettor): while bets are taken the round is read
-// again now and then, so the number of bettors moves.
+// again now and then, so the number of bettors moves. In any other phase it is read now and
+// then too, so that a read that failed (the next event may be a minute away) is made good.
 const BETTING_READ_MS = 2000;
+const SAFETY_READ_MS = 5000;
 let lastRead = 0;
 
 function tick() {
   renderCountdown();
   updateButtons();
-  if (state.round?.phase === "betting" && state.follow === "events" && Date.now() - lastRead > BETTING_READ_MS) {
-    refresh();
-  }
+  if (state.follow !== "events" || !state.tableId) return;
+  const every = state.round?.phase === "betting" ? BETTING_READ_MS : SAFETY_READ_MS;
+  if (Date.now() - lastRead > every) refresh().catch(() => {});
 }
 
 function wireControls() {
