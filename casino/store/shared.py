@@ -415,9 +415,7 @@ class SharedStore(Repository):
         )
         return [_bet(row) for row in rows]
 
-
-class SharedAuditStore(SharedStore):
-    """What the audit reads of one operator's shared tables (in the books' snapshot)."""
+    # --- the audit (one operator's rows, in the books' snapshot) -----------------------
 
     def audit_rows(
         self, operator_id: str

@@ -17,10 +17,9 @@ import uuid
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
-from sqlalchemy.exc import DBAPIError
-
 from casino.service.shared.dealer import Done, LostTable, advance
 from casino.store.database import Database
+from casino.store.errors import DBAPIError
 
 logger = logging.getLogger(__name__)
 
@@ -46,10 +45,11 @@ class Dealer:
 
     def renew(self) -> list[tuple[str, str]]:
         now = self.database.clock()
+        # Leases are the platform's: the dealer serves every operator's tables, and names
+        # the operator of each when it deals it.
         with self.database.unit_of_work() as uow:
-            uow.all_operators()
             held = uow.shared.acquire_leases(self.holder, now, now + LEASE, self.max_tables)
-            uow.session.commit()
+            uow.commit()
         gained = set(held) - set(self.held)
         for operator, table in sorted(gained):
             logger.info("dealer %s holds table %s/%s", self.holder, operator, table)
@@ -59,9 +59,8 @@ class Dealer:
 
     def release(self) -> None:
         with self.database.unit_of_work() as uow:
-            uow.all_operators()
             uow.shared.release_leases(self.holder)
-            uow.session.commit()
+            uow.commit()
         self.held = []
 
     def run_table(self, operator: str, table: str) -> datetime | None:

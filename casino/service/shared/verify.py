@@ -14,14 +14,14 @@ from casino.ledger.books import CheckResult, Problems
 from casino.service.shared.dealer import _engine_bet
 from casino.service.shared.money import reference
 from casino.service.shared.tables import shoe_of
-from casino.store.shared import AWAITING, OPEN, REFUNDED, SETTLED, SharedAuditStore
+from casino.store.shared import AWAITING, OPEN, REFUNDED, SETTLED
 from casino.store.uow import UnitOfWork
 
 NAME = "shared_rounds_replay"
 
 
 def check_shared(uow: UnitOfWork, operator_id: str) -> CheckResult:
-    store = SharedAuditStore(uow.session, uow.postgres, uow.tenancy)
+    store = uow.shared
     tables, shoes, bets = store.audit_rows(operator_id)
     moves = store.wallet_moves(operator_id)
     problems = Problems()
