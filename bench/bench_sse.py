@@ -63,7 +63,7 @@ def main() -> bool:
     if not pg.server_available():
         print("needs PostgreSQL at 127.0.0.1:5432", file=sys.stderr)
         return False
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     from casino.api.events_server import EventServer, run
     from casino.engine.casino_war import TableRules
