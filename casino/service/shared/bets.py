@@ -282,7 +282,7 @@ def current_round(uow: UnitOfWork, table_id: str, player_id: str | None) -> dict
         "deadline": state.deadline,
         "next_at": state.next_at,
         "cards": cards,
-        "bettors": state.bettors,
+        "bettors": _bettors(uow, table_id, state),
         "at_war": state.at_war,
         "void_reason": state.void_reason,
         "last_event_id": state.seq,
@@ -290,6 +290,14 @@ def current_round(uow: UnitOfWork, table_id: str, player_id: str | None) -> dict
         "my_bet": my_bet,
         "road": road,
     }
+
+
+def _bettors(uow: UnitOfWork, table_id: str, state: RoundState) -> int:
+    """The bettors of the round: counted from its bets while it takes them (the live client
+    shows them coming), the dealer's count from the close of betting on."""
+    if state.phase.value == "betting":
+        return uow.shared.counts(table_id, state.shoe, state.round)["bettors"]
+    return state.bettors
 
 
 def _cards(state: RoundState) -> dict[str, Any]:
