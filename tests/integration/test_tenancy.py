@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -28,6 +28,7 @@ from casino.store.repository import Repository
 from casino.store.shared import SharedBetRecord, SharedTableRecord
 from casino.store.tenancy import TenantRequired
 from casino.store.uow import UnitOfWork
+from casino.store.wallet_call_records import WalletCallRecord
 
 from .conftest import Svc
 
@@ -44,6 +45,9 @@ _SHARED_TABLE = SharedTableRecord(
 )
 _SHARED_BET = SharedBetRecord(
     ID, "t", 1, 1, ID, 1, "EUR", "open", 10, 0, 0, 0, None, None, None, None, None, [], NOW, None
+)
+_WALLET_CALL = WalletCallRecord(
+    ID, "default", ID, ID, "bet", "EUR", 1, None, {}, "pending", None, None, 0, None, NOW, NOW, NOW
 )
 Call = Callable[[UnitOfWork], Any]
 
@@ -182,6 +186,17 @@ NEEDS_AN_OPERATOR: dict[str, Call] = {
     "shared.shoe_rules": lambda u: u.shared.shoe_rules("t", 1),
     "shared.player_bets": lambda u: u.shared.player_bets("t", 1, ID),
     "shared.all_bets": lambda u: u.shared.all_bets(),
+    # The seamless wallet's outbox (issue 20).
+    "wallet_calls.add": lambda u: u.wallet_calls.add(_WALLET_CALL),
+    "wallet_calls.get": lambda u: u.wallet_calls.get(ID),
+    "wallet_calls.claim": lambda u: u.wallet_calls.claim(ID, NOW, timedelta(seconds=5)),
+    "wallet_calls.claim_due": lambda u: u.wallet_calls.claim_due(NOW, timedelta(seconds=5), 5),
+    "wallet_calls.pending_for_round": lambda u: u.wallet_calls.pending_for_round(ID),
+    "wallet_calls.count_needing_attention": lambda u: u.wallet_calls.count_needing_attention(),
+    "wallet_calls.day_summary": lambda u: u.wallet_calls.day_summary(NOW, NOW),
+    "wallet_calls.day_calls": lambda u: list(u.wallet_calls.day_calls(NOW, NOW)),
+    "wallet_calls.operator_session": lambda u: u.wallet_calls.operator_session(ID),
+    "wallet_calls.states": lambda u: u.wallet_calls.states(),
 }
 
 #: Methods that touch no operator's rows, and why.
@@ -192,6 +207,8 @@ NO_OPERATOR = {
     # The audit names the operator whose books it reads (in its all-operators snapshot).
     "shared.audit_rows",
     "shared.wallet_moves",
+    # Records the result of a call that a tenant-filtered claim handed over (checked above).
+    "wallet_calls.finish",
     # The platform's own table, managed by the platform's use cases.
     "operators.add",
     "operators.all",
