@@ -19,6 +19,7 @@ from casino.api.fields import (
 )
 from casino.api.language import request_language
 from casino.api.localized import reality_check_message
+from casino.api.schema_rules import BodyRule, check_body_rules
 from casino.engine.casino_war import Decision
 from casino.service.views import TRANSACTION_KINDS
 
@@ -26,8 +27,17 @@ DECISIONS = tuple(decision.value for decision in Decision)
 
 
 class RequestSchema(ma.Schema):
+    """A request: unknown fields refused, and the rules across fields in ``BODY_RULES``
+    (casino.api.schema_rules) enforced here and stated in the spec."""
+
+    BODY_RULES: ClassVar[tuple[BodyRule, ...]] = ()
+
     class Meta:
         unknown = ma.RAISE
+
+    @ma.validates_schema
+    def _body_rules(self, data: dict[str, Any], **_: Any) -> None:
+        check_body_rules(self, data)
 
 
 class ResponseSchema(ma.Schema):

@@ -17,6 +17,7 @@ import marshmallow as ma
 from marshmallow import validate
 
 from casino.api.fields import MAX_AMOUNT, Currency, StrictBoolean, StrictInteger, TableId
+from casino.api.schema_rules import AtLeastOne
 from casino.api.schemas import Choice, RequestSchema, ResponseSchema
 from casino.engine.cards import MAX_DECKS, MIN_DECKS
 from casino.engine.casino_war import (
@@ -65,11 +66,18 @@ class RulesInputSchema(RequestSchema):
     Loaded into the engine's names (``TableRules``)."""
 
     decks = StrictInteger(validate=validate.Range(min=MIN_DECKS, max=MAX_DECKS))
-    min_ante = StrictInteger(validate=_RULE_LIMIT)
-    max_ante = StrictInteger(validate=_RULE_LIMIT)
-    bet_increment = StrictInteger(validate=_RULE_LIMIT)
+    min_ante = StrictInteger(validate=_RULE_LIMIT, metadata={"minimum": 1})
+    max_ante = StrictInteger(validate=_RULE_LIMIT, metadata={"minimum": 1})
+    # The engine refuses an unplayable table with its own code (bet_increment_invalid,
+    # tie_pays_not_allowed); the spec says what it allows.
+    bet_increment = StrictInteger(
+        validate=_RULE_LIMIT,
+        metadata={"minimum": 2, "multipleOf": 2, "description": "Even, so half an ante is whole"},
+    )
     max_tie_bet = StrictInteger(validate=_RULE_LIMIT)
-    tie_pays = StrictInteger(validate=validate.Range(min=0, max=1000))
+    tie_pays = StrictInteger(
+        validate=validate.Range(min=0, max=1000), metadata={"enum": list(ALLOWED_TIE_PAYS)}
+    )
     war_tie_bonus = StrictBoolean(
         metadata={"description": "Same as war_ties bonus (true) or push (false)"}
     )
@@ -201,16 +209,25 @@ class TableCreateSchema(RequestSchema):
     currency = Currency(required=True)
     rules = ma.fields.Nested(RulesInputSchema, load_default=dict)
     active = StrictBoolean(load_default=True)
+    mode = Choice(
+        ("private", "shared"),
+        load_default="private",
+        metadata={
+            "description": "private: every bet deals its own round from the player's seeds; "
+            "shared: one round on the table's clock for every bettor (docs/shared-tables.md)"
+        },
+    )
+    shared = ma.fields.Nested(
+        "SharedClockInputSchema",
+        metadata={"description": "The clock of a shared table (mode shared only)"},
+    )
 
 
 class TableUpdateSchema(RequestSchema):
+    BODY_RULES = (AtLeastOne(("rules", "active")),)
+
     rules = ma.fields.Nested(RulesInputSchema)
     active = StrictBoolean()
-
-    @ma.validates_schema
-    def _not_empty(self, data: dict[str, object], **_: object) -> None:
-        if not data:
-            raise ma.ValidationError("Give at least one of: rules, active.", "_schema")
 
 
 class RtpValueSchema(ResponseSchema):
@@ -303,6 +320,12 @@ class TableSchema(ResponseSchema):
     rules = ma.fields.Nested(RulesSchema)
     rtp = ma.fields.Nested(RtpSchema)
     active = ma.fields.Boolean()
+    mode = Choice(("private", "shared"))
+    shared = ma.fields.Nested(
+        "SharedClockSchema",
+        allow_none=True,
+        metadata={"description": "A shared table's clock and chain commitment; null: private"},
+    )
     created_at = ma.fields.DateTime()
     updated_at = ma.fields.DateTime()
 
@@ -314,3 +337,6 @@ class TableSchema(ResponseSchema):
 class TablePageSchema(ResponseSchema):
     items = ma.fields.List(ma.fields.Nested(TableSchema))
     next_cursor = ma.fields.String(allow_none=True)
+
+
+from casino.api import schemas_shared as _shared  # noqa: E402, F401  (names the nested schemas above)

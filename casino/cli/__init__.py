@@ -7,12 +7,14 @@ import click
 from casino.cli import (
     backup_cmds,
     clock_cmds,
+    dealer_cmds,
     engine_cmds,
     export_cmds,
     ledger_cmds,
     operator_cmds,
     ops_cmds,
     report_cmds,
+    seamless_cmds,
     wallet_cmds,
     war_cmds,
 )
@@ -33,6 +35,8 @@ for module in (
     war_cmds,
     backup_cmds,
     wallet_cmds,
+    dealer_cmds,
+    seamless_cmds,
     clock_cmds,
 ):
     module.register(main)

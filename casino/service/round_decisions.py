@@ -26,6 +26,7 @@ from casino.ledger.settlement import decided_round_legs
 from casino.ledger.transactions import DECISION
 from casino.service import protection, table_rounds
 from casino.service.errors import Conflict, Invalid, NotFound
+from casino.service.player_wallets import RAISE, Stake, wallet_of
 from casino.service.round_common import (
     AWAITING_DECISION,
     SETTLED,
@@ -152,13 +153,17 @@ def _settle_decision(
     if before is None:  # the classic round
         result = game.result
         raised = result.bets.raise_
-        legs = decided_round_legs(
-            accounts,
-            claim.wallet.key,
-            result.bets.ante,
-            raised,
-            result.payouts.ante + result.payouts.raise_,
-        )
+
+        def legs_of(key: str) -> Any:
+            return decided_round_legs(
+                accounts,
+                key,
+                result.bets.ante,
+                raised,
+                result.payouts.ante + result.payouts.raise_,
+            )
+
+        paid = result.payouts.total
         decision = game.decision
         fields: dict[str, Any] = {
             "status": SETTLED,
@@ -175,20 +180,35 @@ def _settle_decision(
         after = game.snapshot()
         move = table_rounds.movement(before, after)
         raised = move.staked
-        legs = move.legs(accounts, claim.wallet.key)
+
+        def legs_of(key: str) -> Any:
+            return move.legs(accounts, key)
+
+        paid = after.payouts.total
         fields = table_rounds.columns(after)
     # Going to war risks the raise (wagered, and lost at worst); a surrender risks nothing.
     risks = {protection.LOSS: raised, protection.WAGER: raised}
     protection.check_limits(claim.limits, risks, now)
+    player_wallet = wallet_of(uow)
+    taken = None
+    wallet, tx_id = claim.wallet, claim.tx_id
+    if raised:
+        # Going to war takes the new stakes first (in seamless mode: the operator's wallet
+        # answered OK); refused or unknown, the round stays awaiting its decision.
+        taken = player_wallet.take(
+            uow,
+            Stake(record.player_id, record.currency, record.id, raised, RAISE, wallet, tx_id),
+        )
+        wallet, tx_id = taken.wallet, taken.tx_id
     balance_after = post(
         uow,
         DECISION,
         record.player_id,
         record.currency,
-        legs,
+        legs_of(wallet.key),
         record.id,
-        claim.tx_id,
-        claim.wallet,
+        tx_id,
+        wallet,
         now,
     )
     count_round(
@@ -196,20 +216,22 @@ def _settle_decision(
         claim.limits,
         record.player_id,
         record.currency,
-        balance_after - claim.wallet.state.balance,
+        balance_after - wallet.state.balance,
         risks,
     )
     settled = fields["status"] == SETTLED
+    if settled:  # the operator's wallet is paid the round's whole return at settlement
+        player_wallet.pay(uow, record.id, record.player_id, record.currency, paid)
     decided = replace(
         record,
         **fields,
-        balance_after=balance_after,
+        balance_after=player_wallet.shown_balance(taken, balance_after),
         settled_at=settled_at if settled else None,
     )
     uow.rounds.save_decision(decided)
     uow.on_conflict(ROUND_NOT_OPEN, lambda: not_awaiting(record.id))
     return round_view(
-        RoundRow(decided, claim.seed_hash, claim.revealed, [*claim.transaction_ids, claim.tx_id]),
+        RoundRow(decided, claim.seed_hash, claim.revealed, [*claim.transaction_ids, tx_id]),
         reality_check=protection.reality_check(claim.protection, now),
     )
 

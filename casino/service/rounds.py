@@ -52,11 +52,19 @@ from casino.service.common import (
     clamp_limit,
     decode_cursor,
     encode_cursor,
-    insufficient_funds,
     require_player,
 )
-from casino.service.errors import Conflict, Forbidden, Invalid, NotFound
+from casino.service.errors import (
+    BadGateway,
+    Conflict,
+    Forbidden,
+    Invalid,
+    NotFound,
+    Unauthenticated,
+    WalletUnavailable,
+)
 from casino.service.ledger_reads import check_range
+from casino.service.player_wallets import DEAL, Stake, wallet_of
 from casino.service.round_common import (
     AWAITING_DECISION,
     count_round,
@@ -73,6 +81,7 @@ from casino.service.round_decisions import (
 )
 from casino.service.round_views import round_view
 from casino.service.seeds import take_first_bet_client_seed
+from casino.service.shared.tables import refuse_private_bet
 from casino.service.views import ROUND_STATUSES, Page, RoundView
 from casino.store.records import BetClaim, RoundRecord, RoundRow
 from casino.store.types import as_utc
@@ -117,6 +126,7 @@ def place_bet(
         raise NotFound("no such table", code="table_not_found")
     if not table.active:
         raise Conflict("the table is closed", code="table_inactive")
+    refuse_private_bet(uow, table_id)
     now = uow.now()
     protection.check_account(claim.protection, now)
     protection.check_session(claim.protection, now)
@@ -129,22 +139,35 @@ def place_bet(
         raise round_in_progress(claim.open_round_id)
     currency = table.currency
     stake = sum(bet.ante + bet.tie_bet for bet in bets)
-    wallet = claim.wallet
-    if wallet is None or wallet.state.balance < stake:
-        raise insufficient_funds(stake, currency)  # also when there is no wallet
+    player_wallet = wallet_of(uow)
+    player_wallet.check_stake(claim.wallet, stake, currency)
     # Before the deal: what a bet may lose is its whole stake (a tie's raise is checked when
     # the player goes to war), so the refusal never depends on the cards.
     risks = {protection.LOSS: stake, protection.WAGER: stake}
-    protection.check_limits(claim.limits, risks, now)
+    limits = claim.limits
+    if claim.wallet is None:
+        # No ledger wallet yet (a seamless player's first bet in this currency): the claim
+        # read the limits with the wallet, so read them here.
+        kinds = [protection.LOSS, protection.WAGER]
+        limits = tuple(uow.protection.limits(player_id, currency, kinds, lock=True))
+    protection.check_limits(limits, risks, now)
     round_id = str(uuid.uuid4())
+    # The stake is taken (in seamless mode: the operator's wallet answered OK) before the
+    # cards are dealt.
+    taken = player_wallet.take(
+        uow, Stake(player_id, currency, round_id, stake, DEAL, claim.wallet, claim.tx_id)
+    )
+    wallet = taken.wallet
     accounts = uow.ledger.system_accounts(currency)
     if rules.record_shape is RecordShape.ONE_HAND:
         kind, legs, fields = _classic_bet(rules, claim, bets[0], accounts, wallet.key)
     else:
         kind, legs, fields = _table_bet(rules, claim, bets, accounts, wallet.key)
-    balance_after = post(uow, kind, player_id, currency, legs, round_id, claim.tx_id, wallet, now)
+    balance_after = post(uow, kind, player_id, currency, legs, round_id, taken.tx_id, wallet, now)
     moved = balance_after - wallet.state.balance
-    count_round(uow, claim.limits, player_id, currency, moved, risks)
+    if fields["status"] != AWAITING_DECISION:  # the operator's wallet is paid at settlement
+        player_wallet.pay(uow, round_id, player_id, currency, fields["paid"])
+    count_round(uow, limits, player_id, currency, moved, risks)
     played = protection.session_after_bet(uow, claim.protection, now)
     awaiting = fields["status"] == AWAITING_DECISION
     timeout = rules.decision_timeout
@@ -157,11 +180,11 @@ def place_bet(
         server_seed_id=claim.seed_id,
         client_seed=claim.client_seed,
         nonce=claim.nonce,
-        balance_after=balance_after,
+        balance_after=player_wallet.shown_balance(taken, balance_after),
         created_at=now,
         settled_at=None if awaiting else now,
         decision_deadline=now + timeout if awaiting and timeout is not None else None,
-        **fields,
+        **{name: value for name, value in fields.items() if name != "paid"},
     )
 
     # Should another bet of this player have opened a round after the claim's snapshot, the
@@ -195,11 +218,13 @@ def _classic_bet(
         kind = BET
         legs = settled_round_legs(accounts, wallet, stake, returned)
         ante_payout, net = result.payouts.ante, result.net
+        paid = returned
     else:
         # Only the tie bet is settled now; the ante stays in play until the decision.
         kind = STAKE
         legs = opened_round_legs(accounts, wallet, ante, tie_bet, game.tie_bet_payout)
         ante_payout, net = 0, game.tie_bet_payout - stake
+        paid = 0
     return (
         kind,
         legs,
@@ -217,6 +242,7 @@ def _classic_bet(
             "tie_bet_payout": game.tie_bet_payout,
             "raise_payout": 0,
             "net": net,
+            "paid": paid,
         },
     )
 
@@ -233,7 +259,8 @@ def _table_bet(
     result = game.snapshot()
     move = table_rounds.movement(None, result)
     kind = BET if game.status is RoundStatus.SETTLED else STAKE
-    return kind, move.legs(accounts, wallet), table_rounds.columns(result)
+    fields = {**table_rounds.columns(result), "paid": result.payouts.total}
+    return kind, move.legs(accounts, wallet), fields
 
 
 # --- recall ----------------------------------------------------------------------------
@@ -307,6 +334,18 @@ def list_rounds(
     return Page(items=[round_view(row) for row in rows], next_cursor=next_cursor)
 
 
+#: Why war may be refused, so that a stale round is surrendered instead (the last three: an
+#: operator's wallet refused the raise).
+_WAR_REFUSED = (
+    "insufficient_funds",
+    "limit_exceeded",
+    *protection.BLOCKED,
+    "player_blocked",
+    "session_expired",
+    "wallet_error",
+)
+
+
 def resolve_stale(uow: UnitOfWork, older_than: timedelta) -> list[RoundView]:
     """Settle rounds left awaiting a decision for longer than ``older_than``: war when the
     wallet holds the raise and the account may wager, else surrender (war when the table
@@ -319,15 +358,21 @@ def resolve_stale(uow: UnitOfWork, older_than: timedelta) -> list[RoundView]:
     for round_id in uow.rounds.stale_ids(uow.now() - older_than):
         try:
             view = decide(uow, round_id, Decision.WAR, player_id=None, decided_by="system")
-        except (Conflict, Forbidden) as exc:
-            if exc.code not in ("insufficient_funds", "limit_exceeded", *protection.BLOCKED):
+        except WalletUnavailable as exc:
+            # A seamless operator's wallet did not answer the raise: its rollback is queued
+            # (kept with this transaction) and the round is left for the next run.
+            if exc.keep is not None:
+                exc.keep(uow)
+            continue
+        except (Conflict, Forbidden, Unauthenticated, BadGateway) as exc:
+            if exc.code not in _WAR_REFUSED:
                 raise
             # Refused before anything was written: the surrender starts from the same state.
             try:
                 view = decide(
                     uow, round_id, Decision.SURRENDER, player_id=None, decided_by="system"
                 )
-            except IllegalAction:
+            except (IllegalAction, WalletUnavailable):
                 continue  # no surrender at this table and no funds for war: leave it open
         resolved.append(view)
     return resolved

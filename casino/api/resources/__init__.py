@@ -13,9 +13,11 @@ from casino.api.resources import (
     operators,
     players,
     protection,
+    reconciliation,
     reports,
     rounds,
     seeds,
+    shared_tables,
     tables,
     wallets,
 )
@@ -26,6 +28,7 @@ BLUEPRINTS = (
     wallets.blp,
     seeds.blp,
     tables.blp,
+    shared_tables.blp,
     rounds.blp,
     free_play.blp,
     ledger.blp,
@@ -34,6 +37,7 @@ BLUEPRINTS = (
     protection.blp,
     currencies.blp,
     operators.blp,
+    reconciliation.blp,
 )
 
 
