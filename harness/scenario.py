@@ -39,6 +39,9 @@ class Scenario:
     # Ledger sealers running beside the load, as on two hosts (0: none), and their period.
     sealers: int = 2
     seal_every: float = 1.0
+    #: Serve with production's settings (gthread workers, keep-alive) rather than the
+    #: harness's sync workers, which close every connection after one request.
+    serving_config: bool = False
 
 
 @dataclass
@@ -140,6 +143,7 @@ def run_scenario(scenario: Scenario, log: Callable[[str], None] = print) -> Scen
                 [operator_token],
                 workers=scenario.workers,
                 threads=scenario.threads_per_worker,
+                serving_config=scenario.serving_config,
             )
             stack.callback(instance.stop)
             instance.start()
