@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bench.bench_floor import bare_flask_post
 from harness import pg
 from harness.scenario import Scenario, ScenarioResult, run_scenario
 
@@ -209,6 +210,18 @@ def main() -> bool:
             f"connection-per-request figure; gunicorn CPU per bet "
             f"{ka['cpu_ms_per_settled_bet']['gunicorn']} against "
             f"{cl['cpu_ms_per_settled_bet']['gunicorn']} ms"
+        )
+    # The floor in the same run: what a bare Flask JSON POST costs gunicorn (issue 24, item 3:
+    # a settled bet's gunicorn CPU <= 2 x that).
+    with pg.scratch_database("floor") as scratch:
+        floors = bare_flask_post(scratch.url)
+    for floor in floors:
+        kept = "keep" in floor.name
+        bet = (one if kept else means[single_closed.label])["cpu_ms_per_settled_bet"]["gunicorn"]
+        print(
+            f"{floor.name}: {floor.server_ms:.2f} ms of gunicorn CPU per request; a settled bet "
+            f"(1 x {workers}, {'keep-alive' if kept else 'conn/request'}) costs "
+            f"{bet / floor.server_ms:.1f} x that (target <= 2 x)"
         )
     scale = two["settled_bets_per_s"] / one["settled_bets_per_s"]
     spread = max(one["spread"], two["spread"])
