@@ -216,11 +216,13 @@ def main() -> bool:
     with pg.scratch_database("floor") as scratch:
         floors = bare_flask_post(scratch.url)
     for floor in floors:
-        kept = "keep" in floor.name
-        bet = (one if kept else means[single_closed.label])["cpu_ms_per_settled_bet"]["gunicorn"]
+        kept_alive = "keep" in floor.name
+        bet = (one if kept_alive else means[single_closed.label])["cpu_ms_per_settled_bet"][
+            "gunicorn"
+        ]
         print(
             f"{floor.name}: {floor.server_ms:.2f} ms of gunicorn CPU per request; a settled bet "
-            f"(1 x {workers}, {'keep-alive' if kept else 'conn/request'}) costs "
+            f"(1 x {workers}, {'keep-alive' if kept_alive else 'conn/request'}) costs "
             f"{bet / floor.server_ms:.1f} x that (target <= 2 x)"
         )
     scale = two["settled_bets_per_s"] / one["settled_bets_per_s"]
