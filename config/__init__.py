@@ -430,7 +430,8 @@ def _refuse_weak_tokens(name: str, tokens: list[str]) -> None:
             # Which one and why, never the token itself (this ends up in logs).
             raise ConfigError(
                 f"{name}: token {position} is guessable ({reason}); use e.g. "
-                '`python -c "import secrets; print(secrets.token_urlsafe(32))"`'
+                '`python -c "import secrets; print(secrets.token_urlsafe(32))"` '
+                "(drawn again in the rare case it spells a placeholder word)"
             )
 
 

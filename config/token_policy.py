@@ -9,6 +9,8 @@ token from ``casino create-operator-token``, ``openssl rand -hex 32`` or
 
 from __future__ import annotations
 
+import secrets
+
 MIN_LENGTH = 32
 MIN_DISTINCT = 8
 #: Words that mark a token as typed by hand (checked case-insensitively).
@@ -46,3 +48,16 @@ def weakness(token: str) -> str | None:
             if piece in lowered or piece[::-1] in lowered:
                 return f"contains the run {piece!r}"
     return None
+
+
+def random_token(prefix: str = "") -> str:
+    """A random token that this policy accepts.
+
+    About one ``secrets.token_urlsafe(32)`` in two thousand spells a placeholder word by
+    chance ("test", "demo", ...); drawing again costs nothing and keeps generated tokens
+    (and the test suites' random ones) from being refused at start-up.
+    """
+    while True:
+        token = prefix + secrets.token_urlsafe(32)
+        if weakness(token) is None:
+            return token

@@ -40,6 +40,7 @@ _SERVICE_STATUS: tuple[tuple[type[service_errors.ServiceError], int], ...] = (
     (service_errors.Unauthenticated, 401),
     (service_errors.Forbidden, 403),
     (service_errors.Unavailable, 503),
+    (service_errors.BadGateway, 502),
 )
 _ENGINE_STATUS: tuple[tuple[type[engine_errors.EngineError], int], ...] = (
     (engine_errors.InvalidBet, 422),
@@ -194,6 +195,12 @@ _RAISED_CODES = (
     "invalid_wallet_settings",
     "table_currency_mismatch",
     "invalid_operator_session",
+    # service: the seamless wallet (docs/integration.md)
+    "wallet_error",
+    "wallet_unavailable",
+    "operator_wallet",
+    "player_blocked",
+    "invalid_date",
     # API layer
     "malformed_json",
     "idempotency_key_required",
@@ -279,6 +286,8 @@ def handle_service_error(error: service_errors.ServiceError) -> Response:
         headers["WWW-Authenticate"] = "Bearer"
     elif status == 503:
         headers.update(_retry_after())
+        if "retry_after" in error.extra:
+            headers["Retry-After"] = str(error.extra["retry_after"])
     return problem(status, error.code, error.detail, extra=error.extra, headers=headers)
 
 

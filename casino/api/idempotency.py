@@ -20,10 +20,11 @@ from flask.wrappers import Response
 
 from casino.api.auth import current_principal
 from casino.api.database import request_uow
-from casino.api.errors import ApiError
-from casino.api.idempotency_key import HEADER, well_formed
+from casino.api.errors import PROBLEM_MIMETYPE, ApiError, handle_service_error
+from casino.api.idempotency_key import HEADER, KEY_PATTERN, well_formed
 from casino.api.json_body import request_json
 from casino.api.openapi import IDEMPOTENT_REPLAYED, add_doc, error_responses
+from casino.service import errors as service_errors
 from casino.service import idempotency as service_idempotency
 from casino.service.views import StoredResponse
 from casino.store.errors import IntegrityError
@@ -42,7 +43,7 @@ _HEADER_DOC = {
         "first response with Idempotent-Replayed: true; another body -> 422 "
         "idempotency_key_reused; while the first still runs -> 409 request_in_progress."
     ),
-    "schema": {"type": "string", "minLength": 1, "maxLength": 255},
+    "schema": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": KEY_PATTERN},
 }
 
 
@@ -142,7 +143,36 @@ def _json(text: str, status: int, *, replayed: bool) -> Response:
 
 
 def _replay(stored: StoredResponse) -> Response:
-    return _json(current_app.json.dumps(stored.body), stored.status, replayed=True)
+    response = _json(current_app.json.dumps(stored.body), stored.status, replayed=True)
+    if stored.status >= 400:  # a stored problem (503 wallet_unavailable) replays as one
+        response.mimetype = PROBLEM_MIMETYPE
+        if "retry_after" in stored.body:
+            response.headers["Retry-After"] = str(stored.body["retry_after"])
+    return response
+
+
+def _keep_unavailable(
+    uow: UnitOfWork,
+    caller: str,
+    key: str,
+    print_: str,
+    error: service_errors.WalletUnavailable,
+) -> Response:
+    """The operator's wallet gave no definite answer: nothing the request did stays but what
+    the use case must keep (the bet of unknown outcome and its queued rollback), committed
+    with the 503 under the request's key, so a retry with that key replays the 503 and a new
+    request starts afresh (docs/integration.md §6)."""
+    uow.rollback()
+    found = service_idempotency.begin(uow, caller, key, print_)
+    if found is not None:  # another request with this key finished meanwhile
+        uow.rollback()
+        return _replay(found)
+    response = handle_service_error(error)
+    error.keep(uow)
+    body = json.loads(response.get_data())
+    service_idempotency.complete(uow, caller, key, print_, response.status_code, body)
+    uow.commit()
+    return response
 
 
 def respond(
@@ -173,6 +203,10 @@ def respond(
         else:
             service_idempotency.complete(uow, caller, key, print_, status, stored(body))
         uow.commit()
+    except service_errors.WalletUnavailable as error:
+        if error.keep is None:
+            raise
+        return _keep_unavailable(uow, caller, key, print_, error)
     except IntegrityError:
         # Without an advisory lock (SQLite) two requests with one key can both get past
         # begin(); the loser's insert of the record fails and everything it did rolls back.

@@ -11,12 +11,14 @@ import re
 from flask import request
 
 HEADER = "Idempotency-Key"
-_KEY = re.compile(r"[\x21-\x7e]{1,255}")
+#: Visible ASCII, as the spec says it (the server also strips blanks around it).
+KEY_PATTERN = r"^[!-~]{1,255}$"
+_KEY = re.compile(KEY_PATTERN)
 
 
 def well_formed(key: str) -> bool:
     """1 to 255 visible ASCII characters (after stripping surrounding blanks)."""
-    return _KEY.fullmatch(key.strip()) is not None
+    return _KEY.fullmatch(key.strip()) is not None  # fullmatch: no newline before $
 
 
 def request_key() -> str | None:

@@ -23,6 +23,7 @@ from werkzeug.exceptions import RequestEntityTooLarge
 
 from casino.api.errors import ApiError
 from casino.api.openapi import add_doc, error_responses
+from casino.api.schema_rules import body_is_required
 
 _MAX_DEPTH = 32
 _UNSET = object()
@@ -144,7 +145,14 @@ class ApiBlueprint(Blueprint):
     ARGUMENTS_PARSER = StrictParser()
 
     def arguments(self, schema: Any, *, location: str = "json", **kwargs: Any) -> Any:
-        """As flask-smorest's; a body also documents its 400 ``malformed_json``."""
+        """As flask-smorest's; a body also documents its 400 ``malformed_json``.
+
+        A body is ``required`` in the spec only when an empty one is refused (a required
+        field, or a rule needing one): a body-less request is read as ``{}``, so where every
+        field is optional the spec must not call it invalid.
+        """
+        if location == "json":
+            kwargs.setdefault("required", body_is_required(schema))
         decorator: Callable[[Any], Any] = super().arguments(schema, location=location, **kwargs)
         if location != "json":
             return decorator

@@ -158,8 +158,11 @@ bp = Blueprint("metrics", __name__)
 class _ScrapeTime(Collector):
     """Gauges read from the database when scraped (the same for every worker)."""
 
-    def __init__(self, open_by_currency: dict[str, int] | None) -> None:
+    def __init__(
+        self, open_by_currency: dict[str, int] | None, wallet_calls: dict[str, int] | None = None
+    ) -> None:
         self._open = open_by_currency
+        self._calls = wallet_calls or {}
 
     def collect(self) -> Iterator[GaugeMetricFamily]:
         yield GaugeMetricFamily(
@@ -175,6 +178,14 @@ class _ScrapeTime(Collector):
         for currency, count in sorted(self._open.items()):
             gauge.add_metric([currency], count)
         yield gauge
+        calls = GaugeMetricFamily(
+            "casino_wallet_calls",
+            "Seamless wallet calls by state (needs_attention: retried for the whole window)",
+            labels=["state"],
+        )
+        for state in ("pending", "needs_attention", "unknown"):
+            calls.add_metric([state], self._calls.get(state, 0))
+        yield calls
 
 
 def _allowed_without_token() -> bool:
@@ -203,9 +214,10 @@ def metrics() -> Response:
         request_uow().all_operators()
     try:
         open_by_currency: dict[str, int] | None = read(open_rounds)
+        wallet_calls: dict[str, int] | None = read(lambda uow: uow.wallet_calls.states())
     except SQLAlchemyError:
         log.warning("metrics: the database could not be read", exc_info=True)
-        open_by_currency = None
+        open_by_currency = wallet_calls = None
     if os.environ.get(MULTIPROC_ENV):
         registry = CollectorRegistry()
         MultiProcessCollector(registry)
@@ -213,7 +225,7 @@ def metrics() -> Response:
     else:
         text = generate_latest(REGISTRY)
     scrape_time = CollectorRegistry()
-    scrape_time.register(_ScrapeTime(open_by_currency))
+    scrape_time.register(_ScrapeTime(open_by_currency, wallet_calls))
     text += generate_latest(scrape_time)
     # The classic text format (0.0.4): what generate_latest writes, and every Prometheus reads.
     return Response(text, mimetype=None, content_type=CONTENT_TYPE_PLAIN_0_0_4)

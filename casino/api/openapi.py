@@ -17,12 +17,16 @@ from typing import Any, TypeVar
 import marshmallow as ma
 from apispec import BasePlugin
 from apispec.ext.marshmallow import MarshmallowPlugin
+from apispec.ext.marshmallow.common import resolve_schema_instance
+from apispec.ext.marshmallow.openapi import OpenAPIConverter
 from flask import Flask
 from flask_smorest import Api
 from flask_smorest.utils import deepupdate, prepare_response
 
 from casino.api.errors import PROBLEM_CODES, PROBLEM_MIMETYPE
 from casino.api.fields import Uuid, UUIDString
+from casino.api.links import LinksPlugin
+from casino.api.schema_rules import merge_json_schema
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -107,7 +111,8 @@ its idempotency codes. Besides those, any operation may answer the generic ones:
 sent too slowly).
 
 **Pagination.** Lists take `limit` (1 to 200, default 50) and answer `items` plus
-`next_cursor`; pass it back as `cursor` for the next page, until it is null.
+`next_cursor`; pass it back as `cursor` for the next page, until it is null. A cursor is
+opaque: one the server did not issue is 422 `invalid_cursor`.
 
 **Player protection.** Limits (deposit, loss, wager per calendar day, week and month in
 UTC; session and reality-check minutes) apply at once when lowered and 24 hours later when
@@ -161,6 +166,9 @@ HEADERS: dict[str, dict[str, Any]] = {
         "schema": {"type": "string", "format": "uri-reference"},
     },
 }
+#: What a seamless operator's wallet may answer a bet or raise (docs/integration.md §9).
+#: (``session_expired``, the answer to an expired operator session, is a generic code.)
+SEAMLESS_WALLET_CODES = ("player_blocked", "wallet_error", "wallet_unavailable")
 # Headers of the shared error responses, by status.
 _ERROR_HEADERS: dict[int, dict[str, str]] = {
     401: {"WWW-Authenticate": WWW_AUTHENTICATE},
@@ -208,6 +216,12 @@ class ProblemSchema(ma.Schema):
     round_id = Uuid(
         allow_none=True,
         metadata={"description": "409 round_in_progress: the round awaiting a decision"},
+    )
+    wallet_status = ma.fields.String(
+        metadata={"description": "502 wallet_error: what the operator's wallet answered"}
+    )
+    retry_after = ma.fields.Integer(
+        metadata={"description": "503 wallet_unavailable: seconds to wait (as Retry-After)"}
     )
     seat = ma.fields.Integer(metadata={"description": "409 illegal_move: the seat that moved"})
     legal = ma.fields.List(
@@ -315,7 +329,18 @@ def nullable_ref(
     return {"allOf": [schema for schema in any_of if schema != untyped], "nullable": True}
 
 
+class CasinoConverter(OpenAPIConverter):
+    """Adds a request schema's cross-field rules (casino.api.schema_rules) to its document."""
+
+    def schema2jsonschema(self, schema: Any) -> dict[str, Any]:
+        document: dict[str, Any] = super().schema2jsonschema(schema)
+        merge_json_schema(resolve_schema_instance(schema), document)
+        return document
+
+
 class CasinoMarshmallowPlugin(MarshmallowPlugin):
+    Converter = CasinoConverter
+
     def init_spec(self, spec: Any) -> None:
         super().init_spec(spec)
         assert self.converter is not None
@@ -330,7 +355,7 @@ class CasinoApi(Api):
         spec_kwargs = {
             "marshmallow_plugin": CasinoMarshmallowPlugin(),
             "info": {"description": INTRODUCTION},
-            "extra_plugins": [ScopesPlugin(), ProblemCodesPlugin()],
+            "extra_plugins": [ScopesPlugin(), ProblemCodesPlugin(), LinksPlugin()],
             **(kwargs.pop("spec_kwargs", None) or {}),
         }
         super().__init__(app, spec_kwargs=spec_kwargs, **kwargs)

@@ -24,16 +24,26 @@ from casino.api.fields import (
 )
 from casino.api.language import request_language
 from casino.api.localized import reality_check_message
+from casino.api.schema_rules import AtLeastOne, BodyRule, check_body_rules
 from casino.engine.cards import MAX_DECKS, MIN_DECKS
-from casino.engine.casino_war import BetOutcome, Decision
+from casino.engine.casino_war import ALLOWED_TIE_PAYS, BetOutcome, Decision
 from casino.service.views import DECIDED_BY, ROUND_STATUSES, TRANSACTION_KINDS, RoundView
 
 DECISIONS = tuple(decision.value for decision in Decision)
 
 
 class RequestSchema(ma.Schema):
+    """A request: unknown fields refused, and the rules across fields in ``BODY_RULES``
+    (casino.api.schema_rules) enforced here and stated in the spec."""
+
+    BODY_RULES: ClassVar[tuple[BodyRule, ...]] = ()
+
     class Meta:
         unknown = ma.RAISE
+
+    @ma.validates_schema
+    def _body_rules(self, data: dict[str, Any], **_: Any) -> None:
+        check_body_rules(self, data)
 
 
 class ResponseSchema(ma.Schema):
@@ -162,11 +172,18 @@ class RulesInputSchema(RequestSchema):
     """Table rules; omitted ones take the engine's defaults (create) or stay (update)."""
 
     decks = StrictInteger(validate=validate.Range(min=MIN_DECKS, max=MAX_DECKS))
-    min_ante = StrictInteger(validate=_RULE_LIMIT)
-    max_ante = StrictInteger(validate=_RULE_LIMIT)
-    bet_increment = StrictInteger(validate=_RULE_LIMIT)
+    min_ante = StrictInteger(validate=_RULE_LIMIT, metadata={"minimum": 1})
+    max_ante = StrictInteger(validate=_RULE_LIMIT, metadata={"minimum": 1})
+    # The engine refuses an unplayable table with its own code (bet_increment_invalid,
+    # tie_pays_not_allowed); the spec says what it allows.
+    bet_increment = StrictInteger(
+        validate=_RULE_LIMIT,
+        metadata={"minimum": 2, "multipleOf": 2, "description": "Even, so half an ante is whole"},
+    )
     max_tie_bet = StrictInteger(validate=_RULE_LIMIT)
-    tie_pays = StrictInteger(validate=validate.Range(min=0, max=1000))
+    tie_pays = StrictInteger(
+        validate=validate.Range(min=0, max=1000), metadata={"enum": list(ALLOWED_TIE_PAYS)}
+    )
     war_tie_bonus = StrictBoolean()
     surrender_allowed = StrictBoolean()
 
@@ -192,13 +209,10 @@ class TableCreateSchema(RequestSchema):
 
 
 class TableUpdateSchema(RequestSchema):
+    BODY_RULES = (AtLeastOne(("rules", "active")),)
+
     rules = ma.fields.Nested(RulesInputSchema)
     active = StrictBoolean()
-
-    @ma.validates_schema
-    def _not_empty(self, data: dict[str, object], **_: object) -> None:
-        if not data:
-            raise ma.ValidationError("Give at least one of: rules, active.", "_schema")
 
 
 class RtpValueSchema(ResponseSchema):

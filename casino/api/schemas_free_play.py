@@ -13,6 +13,7 @@ import marshmallow as ma
 from marshmallow import validate
 
 from casino.api.fields import Pattern, StrictInteger, Uuid
+from casino.api.schema_rules import NotBoth
 from casino.api.schemas import Choice, RequestSchema, ResponseSchema
 from casino.engine.war import DRAW_SEAT, PRESETS, STRATEGIES
 from casino.service.free_play import MAX_SIMULATION_GAMES, UNTIL
@@ -83,6 +84,9 @@ class SeatInputSchema(RequestSchema):
 
 
 class GameCreateSchema(RequestSchema):
+    # The engine refuses both with its own code (invalid_rules); the spec says it too.
+    BODY_RULES = (NotBoth("seats", "human_seat", enforce=False),)
+
     variant = _variant(required=True)
     options = _options()
     seed = ma.fields.String(
@@ -299,8 +303,9 @@ class LengthBinSchema(ResponseSchema):
     games = ma.fields.Integer()
 
 
-class SimulationSchema(ResponseSchema):
-    id = Uuid(metadata={"description": "The simulation job (GET /free-play/simulations/{id})"})
+class SimulationSummarySchema(ResponseSchema):
+    """A simulation's summary; a finished job's ``result`` (which has no id of its own)."""
+
     variant = ma.fields.String()
     options = ma.fields.Dict()
     rules = ma.fields.Dict()
@@ -331,6 +336,10 @@ class SimulationSchema(ResponseSchema):
     )
 
 
+class SimulationSchema(SimulationSummarySchema):
+    id = Uuid(metadata={"description": "The simulation job (GET /free-play/simulations/{id})"})
+
+
 SIMULATION_STATUSES = ("running", "done", "failed")
 
 
@@ -353,6 +362,8 @@ class SimulationJobSchema(ResponseSchema):
     seed = ma.fields.String()
     limits = ma.fields.Nested(SimulationLimitsSchema)
     result = ma.fields.Nested(
-        SimulationSchema, allow_none=True, metadata={"description": "Once done: the summary"}
+        SimulationSummarySchema,
+        allow_none=True,
+        metadata={"description": "Once done: the summary"},
     )
     error = ma.fields.String(allow_none=True)

@@ -15,6 +15,7 @@ from casino.api.fields import (
     StrictInteger,
     Text,
 )
+from casino.api.schema_rules import AtLeastOne
 from casino.api.schemas import Choice, RequestSchema, ResponseSchema
 from casino.service.operators import (
     MAX_SECRET_LENGTH,
@@ -87,6 +88,8 @@ class OperatorCreateSchema(RequestSchema):
 
 
 class OperatorUpdateSchema(RequestSchema):
+    BODY_RULES = (AtLeastOne(("name", "currencies", "wallet", "active")),)
+
     name = Text(200)
     currencies = ma.fields.List(
         Currency(),
@@ -96,13 +99,6 @@ class OperatorUpdateSchema(RequestSchema):
     )
     wallet = ma.fields.Nested(WalletSettingsInputSchema)
     active = StrictBoolean(metadata={"description": "false refuses every token of the operator"})
-
-    @ma.validates_schema
-    def _not_empty(self, data: dict[str, object], **_: object) -> None:
-        if not data:
-            raise ma.ValidationError(
-                "Give at least one of: name, currencies, wallet, active.", "_schema"
-            )
 
 
 class WalletSettingsSchema(ResponseSchema):

@@ -13,6 +13,7 @@ from marshmallow import validate
 from casino.api.fields import MAX_AMOUNT, Currency, StrictInteger, Text, Uuid
 from casino.api.language import request_language
 from casino.api.localized import statement_summary, statement_title
+from casino.api.schema_rules import NeededBy, RequiredBy
 from casino.api.schemas import (
     Choice,
     PlayerSchema,
@@ -67,17 +68,15 @@ class LimitAmountsSchema(RequestSchema):
 
 
 class LimitsInputSchema(RequestSchema):
+    # Money limits are per currency.
+    BODY_RULES = (NeededBy("currency", LIMIT_KINDS),)
+
     currency = Currency()
     deposit = ma.fields.Nested(LimitAmountsSchema)
     loss = ma.fields.Nested(LimitAmountsSchema)
     wager = ma.fields.Nested(LimitAmountsSchema)
     session_minutes = _minutes("Minutes of play in one session")
     reality_check_minutes = _minutes("Minutes between two reality checks")
-
-    @ma.validates_schema
-    def _currency_for_money(self, data: dict[str, Any], **_: Any) -> None:
-        if any(data.get(kind) for kind in LIMIT_KINDS) and "currency" not in data:
-            raise ma.ValidationError("Money limits need their currency.", "currency")
 
 
 class PendingLimitSchema(ResponseSchema):
@@ -146,6 +145,13 @@ class LimitChangePageSchema(ResponseSchema):
 
 
 class ExclusionInputSchema(RequestSchema):
+    # A cool-off lasts days; every other kind months.
+    BODY_RULES = (
+        RequiredBy(
+            "kind", {kind: "days" if kind == COOL_OFF else "months" for kind in EXCLUSION_KINDS}
+        ),
+    )
+
     kind = Choice(EXCLUSION_KINDS, required=True)
     days = StrictInteger(
         validate=validate.Range(min=COOL_OFF_DAYS[0], max=COOL_OFF_DAYS[1]),
@@ -155,14 +161,6 @@ class ExclusionInputSchema(RequestSchema):
         validate=validate.Range(min=SELF_EXCLUSION_MONTHS[0], max=SELF_EXCLUSION_MONTHS[1]),
         metadata={"description": "self_exclusion: 6 to 60 months"},
     )
-
-    @ma.validates_schema
-    def _duration(self, data: dict[str, Any], **_: Any) -> None:
-        wanted, other = ("days", "months") if data.get("kind") == COOL_OFF else ("months", "days")
-        if other in data:
-            raise ma.ValidationError(f"Not for a {data.get('kind')}.", other)
-        if wanted not in data:
-            raise ma.ValidationError(f"Required for a {data.get('kind')}.", wanted)
 
 
 class ReasonSchema(RequestSchema):

@@ -29,7 +29,12 @@ def _valid_instant(text: str) -> None:
 
 
 def Instant(**kwargs: Any) -> ma.fields.String:
-    return ma.fields.String(validate=[Pattern(INSTANT_PATTERN), _valid_instant], **kwargs)
+    # The pattern is the shape; the formats say the date must exist (no month 24).
+    formats = [{"format": "date"}, {"format": "date-time"}]
+    metadata = {"anyOf": formats, **kwargs.pop("metadata", {})}
+    return ma.fields.String(
+        validate=[Pattern(INSTANT_PATTERN), _valid_instant], metadata=metadata, **kwargs
+    )
 
 
 class TableReportQuerySchema(RequestSchema):

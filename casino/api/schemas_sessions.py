@@ -6,6 +6,7 @@ import marshmallow as ma
 from marshmallow import validate
 
 from casino.api.fields import (
+    EXTERNAL_REF_PATTERN,
     Currency,
     Pattern,
     StrictBoolean,
@@ -122,15 +123,23 @@ class ReissueTokenSchema(RequestSchema):
 class OperatorLaunchSchema(RequestSchema):
     """Launch for the operator's own player reference (``POST /sessions``)."""
 
+    # The service refuses another external_ref with its own code (invalid_external_ref);
+    # the spec states the same rule as createPlayer's external_ref.
     player = Text(
         200,
         required=True,
-        metadata={"description": "Your id for the player (its external_ref): made if new"},
+        metadata={
+            "description": "Your id for the player (its external_ref): made if new",
+            "pattern": EXTERNAL_REF_PATTERN,
+        },
     )
     currency = Currency(required=True)
     table_id = TableId(required=True)
-    operator_session = Text(
-        MAX_OPERATOR_SESSION,
+    operator_session = ma.fields.String(
+        validate=[
+            validate.Length(min=1, max=MAX_OPERATOR_SESSION),
+            Pattern(r"^[^\x00-\x1f\x7f-\x9f]*$", error="Must not contain control characters."),
+        ],
         load_default=None,
         allow_none=True,
         metadata={

@@ -12,6 +12,7 @@ from casino.cli import (
     operator_cmds,
     ops_cmds,
     report_cmds,
+    seamless_cmds,
     wallet_cmds,
     war_cmds,
 )
@@ -32,5 +33,6 @@ for module in (
     war_cmds,
     backup_cmds,
     wallet_cmds,
+    seamless_cmds,
 ):
     module.register(main)

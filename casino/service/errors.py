@@ -51,3 +51,22 @@ class Unavailable(ServiceError):
     """A dependency (the database) cannot serve now; the client may retry with the same key."""
 
     code = "service_unavailable"
+
+
+class BadGateway(ServiceError):
+    """A dependency (an operator's wallet) answered, but not with anything we can use."""
+
+    code = "bad_gateway"
+
+
+class WalletUnavailable(Unavailable):
+    """The operator's wallet gave no definite answer (docs/integration.md §6). What the use
+    case recorded about it (the bet of unknown outcome, its queued rollback) must still
+    commit: ``keep(uow)`` writes it again after the request's other work is rolled back, and
+    the answer (503) is stored under the request's Idempotency-Key like a success."""
+
+    code = "wallet_unavailable"
+
+    def __init__(self, detail: str, keep: Any = None, **extra: Any) -> None:
+        super().__init__(detail, **extra)
+        self.keep = keep

@@ -9,6 +9,7 @@ own session token with it: a seamless wallet's calls carry it back as ``session`
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -31,16 +32,20 @@ class OperatorLaunch:
     player_created: bool
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
 def _operator_session(value: object) -> str | None:
     if value is None:
         return None
+    # No control character (C0, DEL, C1): the rule the API's spec states as a pattern.
     if (
         not isinstance(value, str)
         or not 1 <= len(value) <= MAX_OPERATOR_SESSION
-        or not value.isprintable()
+        or _CONTROL.search(value) is not None
     ):
         raise Invalid(
-            f"operator_session is 1 to {MAX_OPERATOR_SESSION} printable characters",
+            f"operator_session is 1 to {MAX_OPERATOR_SESSION} characters, no control character",
             code="invalid_operator_session",
         )
     return value

@@ -40,8 +40,17 @@ from casino.service.common import (
     insufficient_funds,
     require_player,
 )
-from casino.service.errors import Conflict, Forbidden, Invalid, NotFound
+from casino.service.errors import (
+    BadGateway,
+    Conflict,
+    Forbidden,
+    Invalid,
+    NotFound,
+    Unauthenticated,
+    WalletUnavailable,
+)
 from casino.service.ledger_reads import check_range
+from casino.service.player_wallets import DEAL, RAISE, Stake, wallet_of
 from casino.service.seeds import take_first_bet_client_seed
 from casino.service.views import ROUND_STATUSES, Page, RoundView
 from casino.store.protection_records import LimitRecord
@@ -117,20 +126,31 @@ def place_bet(
         raise _round_in_progress(claim.open_round_id)
     currency = table.currency
     stake = ante + tie_bet
-    wallet = claim.wallet
-    if wallet is None or wallet.state.balance < stake:
-        raise insufficient_funds(stake, currency)  # also when there is no wallet
+    player_wallet = wallet_of(uow)
+    player_wallet.check_stake(claim.wallet, stake, currency)
     # Before the deal: what a bet may lose is its whole stake (a tie's raise is checked when
     # the player goes to war), so the refusal never depends on the cards.
     risks = {protection.LOSS: stake, protection.WAGER: stake}
-    protection.check_limits(claim.limits, risks, now)
+    limits = claim.limits
+    if claim.wallet is None:
+        # No ledger wallet yet (a seamless player's first bet in this currency): the claim
+        # read the limits with the wallet, so read them here.
+        kinds = [protection.LOSS, protection.WAGER]
+        limits = tuple(uow.protection.limits(player_id, currency, kinds, lock=True))
+    protection.check_limits(limits, risks, now)
+    round_id = str(uuid.uuid4())
+    # The stake is taken (in seamless mode: the operator's wallet answered OK) before the
+    # cards are dealt.
+    taken = player_wallet.take(
+        uow, Stake(player_id, currency, round_id, stake, DEAL, claim.wallet, claim.tx_id)
+    )
+    wallet = taken.wallet
     game = CasinoWarRound.start(
         rules,
         deal_casino_war(claim.server_seed, claim.client_seed, claim.nonce, rules.decks),
         ante,
         tie_bet,
     )
-    round_id = str(uuid.uuid4())
     accounts = uow.ledger.system_accounts(currency)
     if game.status is RoundStatus.SETTLED:
         result = game.result
@@ -143,9 +163,11 @@ def place_bet(
         kind = STAKE
         legs = opened_round_legs(accounts, wallet.key, ante, tie_bet, game.tie_bet_payout)
         ante_payout, net, settled_at = 0, game.tie_bet_payout - stake, None
-    balance_after = _post(uow, kind, player_id, currency, legs, round_id, claim.tx_id, wallet, now)
+    balance_after = _post(uow, kind, player_id, currency, legs, round_id, taken.tx_id, wallet, now)
     moved = balance_after - wallet.state.balance
-    _count_round(uow, claim.limits, player_id, currency, moved, risks)
+    if game.status is RoundStatus.SETTLED:
+        player_wallet.pay(uow, round_id, player_id, currency, returned)
+    _count_round(uow, limits, player_id, currency, moved, risks)
     played = protection.session_after_bet(uow, claim.protection, now)
     record = RoundRecord(
         id=round_id,
@@ -169,7 +191,7 @@ def place_bet(
         tie_bet_payout=game.tie_bet_payout,
         raise_payout=0,
         net=net,
-        balance_after=balance_after,
+        balance_after=player_wallet.shown_balance(taken, balance_after),
         created_at=now,
         settled_at=settled_at,
     )
@@ -285,31 +307,41 @@ def decide(
     raised = result.bets.raise_
     risks = {protection.LOSS: raised, protection.WAGER: raised}
     protection.check_limits(claim.limits, risks, now)
+    player_wallet = wallet_of(uow)
+    taken = None
+    wallet, tx_id = claim.wallet, claim.tx_id
+    if raised:
+        # Going to war takes the raise first (in seamless mode: the operator's wallet
+        # answered OK); refused or unknown, the round stays awaiting its decision.
+        taken = player_wallet.take(
+            uow,
+            Stake(record.player_id, record.currency, record.id, raised, RAISE, wallet, tx_id),
+        )
+        wallet, tx_id = taken.wallet, taken.tx_id
     legs = decided_round_legs(
         uow.ledger.system_accounts(record.currency),
-        claim.wallet.key,
+        wallet.key,
         result.bets.ante,
         result.bets.raise_,
         result.payouts.ante + result.payouts.raise_,
     )
     balance_after = _post(
-        uow,
-        DECISION,
-        record.player_id,
-        record.currency,
-        legs,
-        record.id,
-        claim.tx_id,
-        claim.wallet,
-        now,
+        uow, DECISION, record.player_id, record.currency, legs, record.id, tx_id, wallet, now
     )
     _count_round(
         uow,
         claim.limits,
         record.player_id,
         record.currency,
-        balance_after - claim.wallet.state.balance,
+        balance_after - wallet.state.balance,
         risks,
+    )
+    player_wallet.pay(
+        uow,
+        record.id,
+        record.player_id,
+        record.currency,
+        result.payouts.ante + result.payouts.raise_ + result.payouts.tie_bet,
     )
     decided = replace(
         record,
@@ -322,7 +354,7 @@ def decide(
         raise_payout=result.payouts.raise_,
         tie_bet_payout=result.payouts.tie_bet,
         net=result.net,
-        balance_after=balance_after,
+        balance_after=player_wallet.shown_balance(taken, balance_after),
         settled_at=now,
     )
     uow.rounds.save_decision(decided)
@@ -395,6 +427,18 @@ def list_rounds(
     return Page(items=[round_view(row) for row in rows], next_cursor=next_cursor)
 
 
+#: Why war may be refused, so that a stale round is surrendered instead (the last three: an
+#: operator's wallet refused the raise).
+_WAR_REFUSED = (
+    "insufficient_funds",
+    "limit_exceeded",
+    *protection.BLOCKED,
+    "player_blocked",
+    "session_expired",
+    "wallet_error",
+)
+
+
 def resolve_stale(uow: UnitOfWork, older_than: timedelta) -> list[RoundView]:
     """Settle rounds left awaiting a decision for longer than ``older_than``: war when the
     wallet holds the raise and the account may wager, else surrender (war when the table
@@ -407,15 +451,21 @@ def resolve_stale(uow: UnitOfWork, older_than: timedelta) -> list[RoundView]:
     for round_id in uow.rounds.stale_ids(uow.now() - older_than):
         try:
             view = decide(uow, round_id, Decision.WAR, player_id=None, decided_by="system")
-        except (Conflict, Forbidden) as exc:
-            if exc.code not in ("insufficient_funds", "limit_exceeded", *protection.BLOCKED):
+        except WalletUnavailable as exc:
+            # A seamless operator's wallet did not answer the raise: its rollback is queued
+            # (kept with this transaction) and the round is left for the next run.
+            if exc.keep is not None:
+                exc.keep(uow)
+            continue
+        except (Conflict, Forbidden, Unauthenticated, BadGateway) as exc:
+            if exc.code not in _WAR_REFUSED:
                 raise
             # Refused before anything was written: the surrender starts from the same state.
             try:
                 view = decide(
                     uow, round_id, Decision.SURRENDER, player_id=None, decided_by="system"
                 )
-            except IllegalAction:
+            except (IllegalAction, WalletUnavailable):
                 continue  # no surrender at this table and no funds for war: leave it open
         resolved.append(view)
     return resolved

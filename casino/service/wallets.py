@@ -22,6 +22,7 @@ from casino.service.common import (
 )
 from casino.service.errors import Conflict, Invalid, NotFound
 from casino.service.ledger_views import chained_view, transaction_view
+from casino.service.player_wallets import wallet_of
 from casino.service.views import Page, TransactionView, WalletView
 from casino.store.uow import UnitOfWork
 from casino.store.writes import CASH_REFERENCE_USED, LIMIT_GUARD, WALLET_GUARD
@@ -59,6 +60,7 @@ def _move_cash(
     amount: int,
     reference: str,
 ) -> TransactionView:
+    wallet_of(uow).check_cash_moves()  # 409 operator_wallet where the operator holds it
     check_currency(currency, uow.currencies)
     check_amount(amount)
     _check_reference(reference)
@@ -115,7 +117,7 @@ def list_wallets(uow: UnitOfWork, player_id: str) -> list[WalletView]:
     player_exists(uow, player_id)
     return [
         WalletView(currency=currency, balance=balance)
-        for currency, balance in uow.ledger.balances(player_id)
+        for currency, balance in wallet_of(uow).balances(uow, player_id)
     ]
 
 

@@ -43,6 +43,7 @@ from casino.store.simulation_jobs import SimulationJobStore
 from casino.store.tables import TableStore
 from casino.store.tenancy import Tenancy
 from casino.store.types import utcnow
+from casino.store.wallet_calls import WalletCallStore
 
 logger = logging.getLogger(__name__)
 
@@ -67,6 +68,7 @@ class UnitOfWork:
     reports: ReportStore
     simulation_jobs: SimulationJobStore
     protection: ProtectionStore
+    wallet_calls: WalletCallStore
 
     def __init__(
         self,
@@ -133,6 +135,8 @@ class UnitOfWork:
     def _begin(self, session: Session) -> None:
         postgres = session.get_bind().dialect.name == "postgresql"
         self._writes = writes = pending.PendingWrites()
+        #: Run once this transaction has committed (a seamless round's win is sent then).
+        self.after_commit: list[Callable[[], None]] = []
         tenancy = self.tenancy
         self.operators = OperatorStore(session, postgres, tenancy)
         self.players = PlayerStore(session, postgres, tenancy)
@@ -151,6 +155,7 @@ class UnitOfWork:
         self.free_play = FreePlayStore(session, postgres)
         self.reports = ReportStore(session, postgres, tenancy)
         self.simulation_jobs = SimulationJobStore(session, postgres)
+        self.wallet_calls = WalletCallStore(session, postgres, tenancy)
         self._postgres = postgres
 
     def __exit__(
@@ -189,7 +194,10 @@ class UnitOfWork:
             self.rollback()
             raise make_error() from None
         session.commit()
+        hooks = self.after_commit
         self._begin(session)
+        for hook in hooks:
+            hook()
 
     def read_books(self, *, rounds_since: datetime | None = None) -> Iterator[tuple[str, Books]]:
         """For the audit, in one consistent snapshot: (operator, its whole ledger) of the

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import base64
 import os
-import secrets
 import threading
 import uuid
 from collections.abc import Callable, Iterator
@@ -23,6 +22,7 @@ from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.ui import WebDriverWait
 
 from casino.engine.casino_war import CasinoWarDeal, deal_casino_war
+from config.token_policy import random_token
 
 CHROMIUM = os.environ.get("CASINO_CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("CASINO_CHROMEDRIVER", "/usr/bin/chromedriver")
@@ -41,9 +41,9 @@ CHROMIUM_FLAGS = (
     "--lang=en-US",
 )
 # Production refuses guessable operator tokens (config/token_policy.py): a random one.
-OPERATOR_TOKEN = "op_" + secrets.token_urlsafe(32)
+OPERATOR_TOKEN = random_token("op_")
 # An auditor's token, configured as ``auditor:TOKEN`` (the reports page's reader).
-AUDITOR_TOKEN = "op_" + secrets.token_urlsafe(32)
+AUDITOR_TOKEN = random_token("op_")
 WAIT_SECONDS = 30
 
 

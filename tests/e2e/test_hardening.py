@@ -591,3 +591,12 @@ def test_ready_waits_on_the_tables_a_bet_needs_not_just_select_1(postgres_app: F
         assert client.get("/api/v1/ready").status_code == 200
     finally:
         app.extensions[EXTENSION_KEY].engine.dispose()
+
+
+def test_generated_tokens_are_never_refused_as_guessable() -> None:
+    """A random draw may spell a placeholder word ("test", "demo"): the generator draws again."""
+    from config.token_policy import random_token, weakness
+
+    drawn = [random_token("op_") for _ in range(5000)]
+    assert all(weakness(token) is None for token in drawn)
+    assert all(token.startswith("op_") for token in drawn) and len(set(drawn)) == len(drawn)

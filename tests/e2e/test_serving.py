@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import secrets
 import signal
 import socket
 import subprocess
@@ -17,10 +16,11 @@ import pytest
 
 from casino.ledger.checkpoints import SigningKey
 from casino.store.migrate import upgrade
+from config.token_policy import random_token
 
 REPO = Path(__file__).resolve().parents[2]
 # Production refuses guessable operator tokens (issue 10).
-OPERATOR_TOKEN = "op_" + secrets.token_urlsafe(32)
+OPERATOR_TOKEN = random_token("op_")
 
 
 def _free_port() -> int:

@@ -20,7 +20,6 @@ retried on a fresh one (which would wait out the connect timeout on the same net
 from __future__ import annotations
 
 import contextlib
-import secrets
 import socket
 import threading
 import time
@@ -31,13 +30,14 @@ from dataclasses import dataclass
 import psycopg
 import pytest
 
+from config.token_policy import random_token
 from harness import api, pg
 from harness.http import Reply, request
 from harness.server import GunicornInstance, free_port
 
 pytestmark = pytest.mark.postgres
 
-OPERATOR = "op_" + secrets.token_urlsafe(32)
+OPERATOR = random_token("op_")
 LOCK_TIMEOUT = 1.0
 STATEMENT_TIMEOUT = 2.0
 CLIENT_TIMEOUT = 3.0

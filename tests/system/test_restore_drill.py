@@ -13,7 +13,6 @@ docs/operations.md.
 
 from __future__ import annotations
 
-import secrets
 import subprocess
 import time
 from contextlib import ExitStack
@@ -26,6 +25,7 @@ import pytest
 from click.testing import CliRunner
 
 from casino.cli import main as casino
+from config.token_policy import random_token
 from harness import pg
 from harness.invariants import run_audit
 from harness.load import LoadConfig, LoadRun
@@ -36,7 +36,7 @@ pytestmark = [pytest.mark.postgres, pytest.mark.slow]
 
 PLAY_SECONDS = 3.0
 # Production refuses guessable operator tokens (config/token_policy.py): a random one.
-OPERATOR_TOKEN = "op_" + secrets.token_urlsafe(32)
+OPERATOR_TOKEN = random_token("op_")
 
 
 def snapshot(url: str) -> dict[str, Any]:

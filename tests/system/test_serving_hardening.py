@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import secrets
 import socket
 import time
 import uuid
@@ -25,11 +24,12 @@ from dataclasses import dataclass
 
 import pytest
 
+from config.token_policy import random_token
 from harness import api
 from harness.http import Reply, request
 from harness.server import HOST, GunicornInstance
 
-OPERATOR = "op_" + secrets.token_urlsafe(32)
+OPERATOR = random_token("op_")
 BODY_TIMEOUT = 3.0
 SIMULATION_SECONDS = 6.0
 HEAVIEST = {"variant": "multiplayer", "options": {"seats": 4}, "games": 10_000, "seed": "x"}

@@ -23,12 +23,13 @@ from collections.abc import Iterator
 
 import pytest
 
+from config.token_policy import random_token
 from harness import api, pg
 from harness.http import Reply, request
 from harness.server import GunicornInstance
 from tests.services import missing
 
-OPERATOR = "op_" + secrets.token_urlsafe(32)
+OPERATOR = random_token("op_")
 REDIS_URL = os.environ.get("CASINO_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 LIMIT = 20
 

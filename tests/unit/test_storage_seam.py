@@ -185,6 +185,8 @@ MAY_CHOOSE = {
     "service/operators.py",
     "api/metrics.py",
     "cli/ops_cmds.py",
+    "service/wallet_outbox.py",  # the wallet worker: claims every operator's due calls
+    "service/reconciliation.py",  # the platform reads any operator's reconciliation
 }
 
 

@@ -13,6 +13,7 @@ from casino.api.resources import (
     operators,
     players,
     protection,
+    reconciliation,
     reports,
     rounds,
     seeds,
@@ -34,6 +35,7 @@ BLUEPRINTS = (
     protection.blp,
     currencies.blp,
     operators.blp,
+    reconciliation.blp,
 )
 
 

@@ -227,6 +227,9 @@ class Statement(MethodView):
     def get(self, query: dict[str, Any], player_id: str) -> statements.StatementView:
         """Per currency over ``from`` <= time < ``to``: opening and closing balance,
         deposits, withdrawals, wagered, won, net (won - wagered) and rounds started, from
-        the ledger (closing = opening + deposits - withdrawals + net)."""
+        the ledger (closing = opening + deposits - withdrawals + net).
+
+        ``from`` must be before ``to`` (422 ``invalid_period``), a rule between two
+        parameters that OpenAPI cannot state in their schemas."""
         ensure_visible_player(player_id)
         return read(lambda uow: statements.statement(uow, player_id, query["start"], query["end"]))

@@ -23,6 +23,7 @@ from casino.api.json_body import ApiBlueprint
 from casino.api.openapi import (
     ACCOUNT_BLOCKED_CODES,
     IDEMPOTENCY_CODES,
+    SEAMLESS_WALLET_CODES,
     error_responses,
     problem_codes,
 )
@@ -50,7 +51,7 @@ class Rounds(MethodView):
     @blp.response(201, RoundSchema)
     @blp.doc(
         operationId="placeBet",
-        responses=error_responses(403, 404, 409, 422),
+        responses=error_responses(401, 403, 404, 409, 422, 502, 503),
         **problem_codes(
             "validation_failed",
             *IDEMPOTENCY_CODES,
@@ -68,6 +69,7 @@ class Rounds(MethodView):
             *ACCOUNT_BLOCKED_CODES,
             "session_time_limit",
             "session_table_mismatch",
+            *SEAMLESS_WALLET_CODES,
         ),
     )
     def post(self, data: dict[str, Any]) -> Response:
@@ -145,7 +147,7 @@ class RoundDecision(MethodView):
     @blp.response(200, RoundSchema)
     @blp.doc(
         operationId="decideRound",
-        responses=error_responses(404, 409, 422),
+        responses=error_responses(401, 403, 404, 409, 422, 502, 503),
         **problem_codes(
             "validation_failed",
             *IDEMPOTENCY_CODES,
@@ -155,6 +157,7 @@ class RoundDecision(MethodView):
             "insufficient_funds",
             "limit_exceeded",
             *ACCOUNT_BLOCKED_CODES,
+            *SEAMLESS_WALLET_CODES,
         ),
     )
     def post(self, data: dict[str, Any], round_id: str) -> Response:

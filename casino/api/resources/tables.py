@@ -27,6 +27,17 @@ from casino.service.views import Page, TableView
 
 TABLE_ID = re.compile(TABLE_ID_PATTERN)
 
+
+# Rules between fields of a table's rules, which a JSON Schema cannot compare; each field's
+# own range, enum and multiple are in the schema.
+TABLE_RULES_ACROSS_FIELDS = (
+    "The rules must make a playable table (each refused with its own 422 code): "
+    "`min_ante` a positive multiple of `bet_increment` (`min_ante_invalid`), `max_ante` a "
+    "multiple of it and at least `min_ante` (`max_ante_invalid`), `max_tie_bet` 0 or a "
+    "multiple of it (`max_tie_bet_invalid`), `tie_pays` 10, 11 or 12 "
+    "(`tie_pays_not_allowed`), `bet_increment` even (`bet_increment_invalid`), and `decks` "
+    "enough for the hands and wars the rules allow (`invalid_rules`)."
+)
 blp = ApiBlueprint("tables", __name__, url_prefix="/api/v1/tables", description="Tables")
 
 
@@ -43,7 +54,11 @@ class Tables(MethodView):
     @requires(OPERATOR)
     @blp.arguments(TableCreateSchema())
     @blp.response(201, TableSchema)
-    @blp.doc(operationId="createTable", responses=error_responses(409, 422))
+    @blp.doc(
+        operationId="createTable",
+        description=TABLE_RULES_ACROSS_FIELDS,
+        responses=error_responses(409, 422),
+    )
     def post(self, data: dict[str, Any]) -> TableView:
         """Open a table; omitted rules take the defaults (6 decks, ante 100-500000 ...)."""
         rules = TableRules.from_dict(data["rules"])
@@ -66,12 +81,14 @@ class Table(MethodView):
     @requires(OPERATOR)
     @blp.arguments(TableUpdateSchema())
     @blp.response(200, TableSchema)
-    @blp.doc(operationId="updateTable", responses=error_responses(404, 422))
+    @blp.doc(
+        operationId="updateTable",
+        description="Rounds already started keep the rules they started under.\n\n"
+        + TABLE_RULES_ACROSS_FIELDS,
+        responses=error_responses(404, 422),
+    )
     def patch(self, data: dict[str, Any], table_id: str) -> TableView:
-        """Change rules (merged into the current ones) or open/close the table.
-
-        Rounds already started keep the rules they started under.
-        """
+        """Change rules (merged into the current ones) or open/close the table."""
         changes = {**data.get("rules", {})}
         if "active" in data:
             changes["active"] = data["active"]

@@ -44,9 +44,10 @@ class Deposits(MethodView):
     @blp.response(201, TransactionSchema)
     @blp.doc(
         operationId="deposit",
-        responses=error_responses(404, 422),
+        responses=error_responses(404, 409, 422),
         **problem_codes(
             "validation_failed",
+            "operator_wallet",
             *IDEMPOTENCY_CODES,
             "player_not_found",
             "unsupported_currency",
@@ -77,6 +78,7 @@ class Withdrawals(MethodView):
         responses=error_responses(404, 409, 422),
         **problem_codes(
             "validation_failed",
+            "operator_wallet",
             *IDEMPOTENCY_CODES,
             "player_not_found",
             "unsupported_currency",
@@ -99,9 +101,16 @@ class Withdrawals(MethodView):
 class Wallets(MethodView):
     @requires(OPERATOR, PLAYER, scopes=WITH_AUDITOR)
     @blp.response(200, WalletSchema(many=True))
-    @blp.doc(operationId="listWallets", responses=error_responses(404))
+    @blp.doc(
+        operationId="listWallets",
+        responses=error_responses(404, 503),
+        **problem_codes("player_not_found", "wallet_unavailable"),
+    )
     def get(self, player_id: str) -> list[WalletView]:
-        """The player's balance in each currency it holds."""
+        """The player's balance in each currency it holds. For a seamless operator's player:
+        the operator's wallet's balance in each of the operator's currencies, plus what
+        rounds owe the player and the wallet has not confirmed yet (503 wallet_unavailable
+        when the wallet does not answer)."""
         ensure_visible_player(player_id)
         return read(lambda uow: wallet_service.list_wallets(uow, player_id))
 

@@ -1,0 +1,112 @@
+"""An operator's seamless wallet calls of one UTC day (docs/integration.md §7): the totals,
+or every call as NDJSON. The platform reads any operator's; an operator (admin or auditor
+token) its own only — another id answers 404 like a missing one."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import marshmallow as ma
+from flask.views import MethodView
+from flask.wrappers import Response
+from marshmallow import RAISE, validate
+
+from casino.api.auth import OPERATOR, PLATFORM, WITH_AUDITOR, requires
+from casino.api.database import database, request_uow
+from casino.api.json_body import ApiBlueprint
+from casino.api.openapi import error_responses, problem_codes
+from casino.api.schemas import RequestSchema, ResponseSchema
+from casino.service import reconciliation as service
+
+blp = ApiBlueprint(
+    "reconciliation",
+    __name__,
+    url_prefix="/api/v1/operators",
+    description="Reconciliation of a seamless operator's wallet calls",
+)
+
+
+class ReconciliationQuerySchema(RequestSchema):
+    date = ma.fields.String(
+        required=True,
+        metadata={"description": "The UTC day, YYYY-MM-DD", "example": "2026-01-31"},
+    )
+    format = ma.fields.String(
+        load_default="json",
+        validate=validate.OneOf(["json", "ndjson"]),
+        metadata={"description": "json: the totals; ndjson: every call of the day"},
+    )
+
+
+class CountAmountSchema(ResponseSchema):
+    count = ma.fields.Integer(required=True)
+    amount = ma.fields.Integer(required=True, metadata={"description": "Minor units"})
+
+
+class CurrencyTotalsSchema(ResponseSchema):
+    currency = ma.fields.String(required=True)
+    bets = ma.fields.Nested(
+        CountAmountSchema, required=True, metadata={"description": "Applied (OK)"}
+    )
+    wins = ma.fields.Nested(
+        CountAmountSchema, required=True, metadata={"description": "Applied (OK)"}
+    )
+    rollbacks = ma.fields.Nested(
+        CountAmountSchema, required=True, metadata={"description": "Applied (OK)"}
+    )
+    unknown_bets = ma.fields.Nested(
+        CountAmountSchema,
+        required=True,
+        metadata={"description": "Bets without a definite answer (each has a rollback)"},
+    )
+    pending = ma.fields.Nested(
+        CountAmountSchema, required=True, metadata={"description": "Wins and rollbacks to send"}
+    )
+    needs_attention = ma.fields.Nested(
+        CountAmountSchema,
+        required=True,
+        metadata={"description": "Retried for the whole window without a final answer"},
+    )
+
+
+class ReconciliationSchema(ResponseSchema):
+    operator_id = ma.fields.String(required=True)
+    date = ma.fields.String(required=True)
+    currencies = ma.fields.List(ma.fields.Nested(CurrencyTotalsSchema), required=True)
+
+
+@blp.route("/<operator_id>/reconciliation")
+class Reconciliation(MethodView):
+    @requires(PLATFORM, OPERATOR, scopes=WITH_AUDITOR)
+    @blp.arguments(ReconciliationQuerySchema(), location="query", unknown=RAISE)
+    @blp.response(200, ReconciliationSchema)
+    @blp.alt_response(
+        200,
+        schema={"type": "string", "description": "One wallet call a line"},
+        content_type=service.MEDIA_TYPE,
+        description="format=ndjson: every wallet call of the day, streamed",
+        success=True,
+    )
+    @blp.doc(
+        operationId="getReconciliation",
+        responses=error_responses(404, 422),
+        **problem_codes("validation_failed", "operator_not_found", "invalid_date"),
+    )
+    def get(self, query: dict[str, Any], operator_id: str) -> Any:
+        """A seamless operator's wallet calls of one UTC day (docs/integration.md §7)."""
+        uow = request_uow()
+        service.open_books_of(uow, operator_id)
+        service.day_bounds(query["date"])  # 422 invalid_date before anything streams
+        if query["format"] == "ndjson":
+            # Its own unit of work, read while the lines are sent (after this view returned);
+            # the request's ends its transaction first.
+            operator, source = uow.operator_id, database()
+            uow.rollback()
+
+            def stream() -> Iterator[bytes]:
+                with source.unit_of_work(operator) as own:
+                    yield from service.day_lines(own, query["date"])
+
+            return Response(stream(), mimetype=service.MEDIA_TYPE)
+        return service.day_summary(uow, query["date"])
