@@ -186,6 +186,10 @@ class RulesInputSchema(RequestSchema):
     )
     war_tie_bonus = StrictBoolean()
     surrender_allowed = StrictBoolean()
+    # The tie rules and the decision clock a shared table needs (docs/shared-tables.md).
+    war_ties = Choice(("bonus", "push", "repeat"))
+    max_war_ties = StrictInteger(validate=validate.Range(min=1, max=10))
+    decision_seconds = StrictInteger(validate=validate.Range(min=5, max=600))
 
 
 class RulesSchema(ResponseSchema):
@@ -199,6 +203,15 @@ class RulesSchema(ResponseSchema):
         metadata={"description": "A tie after going to war pays a bonus equal to the ante"}
     )
     surrender_allowed = ma.fields.Boolean()
+    # Later rules appear only where they differ from their defaults.
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset(
+        {"war_ties", "max_war_ties", "decision_seconds", "timeout_action", "max_hands"}
+    )
+    war_ties = ma.fields.String()
+    max_war_ties = ma.fields.Integer()
+    decision_seconds = ma.fields.Integer()
+    timeout_action = ma.fields.String()
+    max_hands = ma.fields.Integer()
 
 
 class TableCreateSchema(RequestSchema):
@@ -206,6 +219,18 @@ class TableCreateSchema(RequestSchema):
     currency = Currency(required=True)
     rules = ma.fields.Nested(RulesInputSchema, load_default=dict)
     active = StrictBoolean(load_default=True)
+    mode = Choice(
+        ("private", "shared"),
+        load_default="private",
+        metadata={
+            "description": "private: every bet deals its own round from the player's seeds; "
+            "shared: one round on the table's clock for every bettor (docs/shared-tables.md)"
+        },
+    )
+    shared = ma.fields.Nested(
+        "SharedClockInputSchema",
+        metadata={"description": "The clock of a shared table (mode shared only)"},
+    )
 
 
 class TableUpdateSchema(RequestSchema):
@@ -232,6 +257,12 @@ class TableSchema(ResponseSchema):
     rules = ma.fields.Nested(RulesSchema)
     rtp = ma.fields.Nested(RtpSchema)
     active = ma.fields.Boolean()
+    mode = Choice(("private", "shared"))
+    shared = ma.fields.Nested(
+        "SharedClockSchema",
+        allow_none=True,
+        metadata={"description": "A shared table's clock and chain commitment; null: private"},
+    )
     created_at = ma.fields.DateTime()
     updated_at = ma.fields.DateTime()
 
@@ -526,3 +557,6 @@ def round_body(view: RoundView) -> dict[str, Any]:
             "message": reality_check_message(request_language(), check),
         },
     }
+
+
+from casino.api import schemas_shared as _shared  # noqa: E402, F401  (names the nested schemas above)

@@ -81,8 +81,9 @@ class GameSessionCreatedSchema(GameSessionSchema):
     launch_url = ma.fields.String(
         metadata={
             "description": "Path of the game client with the one-time launch code in the "
-            "fragment (/play/?table=<table_id>&lang=<language>#code=<code>): prefix it with "
-            "this service's origin and open it at once"
+            "fragment (/play/?table=<table_id>&lang=<language>#code=<code>; a shared "
+            "table's client is /play/live/): prefix it with this service's origin and open "
+            "it at once"
         }
     )
     launch_code = ma.fields.String(

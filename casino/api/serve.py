@@ -31,28 +31,46 @@ class _Server(BaseApplication):
 
 class _Sealer:
     """``casino seal --every N`` beside the web workers, started and stopped with gunicorn's
-    master (and ending by itself should the master die first)."""
+    master (and ending by itself should the master die first); with ``events_port``, the
+    event server of shared tables too (``casino events``: casino.api.events_server)."""
 
-    def __init__(self, every: float) -> None:
+    def __init__(self, every: float, events_port: int | None = None, host: str = "") -> None:
         self.every = every
+        self.events_port = events_port
+        self.host = host
         self.process: subprocess.Popen[bytes] | None = None
+        self.events: subprocess.Popen[bytes] | None = None
 
     def start(self, _server: Any) -> None:
+        command = "from casino.cli import main; main()"
         if self.every > 0:
-            command = "from casino.cli import main; main()"
             every, parent = str(self.every), str(os.getpid())
             self.process = subprocess.Popen(
                 [sys.executable, "-c", command, "seal", "--every", every, "--while-parent", parent]
             )
+        if self.events_port:
+            self.events = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-c",
+                    command,
+                    "events",
+                    "--host",
+                    self.host,
+                    "--port",
+                    str(self.events_port),
+                ]
+            )
 
     def stop(self, server: Any) -> None:
         metrics_on_exit(server)  # what gunicorn_conf's own on_exit does
-        if self.process is not None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
+        for process in (self.process, self.events):
+            if process is not None:
+                process.terminate()
+                try:
+                    process.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    process.kill()
 
 
 def _starting(server: Any, sealer: _Sealer) -> None:
@@ -69,6 +87,7 @@ def serve(
     workers: int | None = None,
     config: str | type | None = None,
     seal_every: float = 0,
+    events_port: int | None = None,
 ) -> None:
     """Serve until interrupted, as the Procfile does (``casino.api.gunicorn_conf``). Workers
     default to WEB_CONCURRENCY, else 2. With ``seal_every`` > 0 the ledger sealer runs beside
@@ -76,7 +95,7 @@ def serve(
     from casino.api import gunicorn_conf
 
     count = workers or int(os.environ.get("WEB_CONCURRENCY", "2"))
-    sealer = _Sealer(seal_every)
+    sealer = _Sealer(seal_every, events_port, host)
     options = {
         **gunicorn_conf.settings(),
         "bind": f"{host}:{port}",

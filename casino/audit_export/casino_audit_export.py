@@ -102,6 +102,19 @@ SIGNATURE_CONTEXT = b"casino-checkpoint-v1:"
 TRANSACTION_KINDS = ("deposit", "withdrawal", "bet", "stake", "decision", "raise", "settlement")
 ROUND_OPENERS = ("bet", "stake")  # the transaction a round is placed with (its line comes first)
 CASH_KINDS = ("deposit", "withdrawal")  # the transactions that belong to no round
+# A shared table's round (docs/shared-tables.md) is named by the transaction's reference,
+# "shared:<table>:<shoe>:<round>": the bet (stake), the war (decision), the payout or refund
+# (bet), each moving the wallet and the house only.
+SHARED_KINDS = ("stake", "decision", "bet")
+
+
+def is_shared_reference(reference: Any) -> bool:
+    if not isinstance(reference, str) or not reference.startswith("shared:"):
+        return False
+    parts = reference.split(":")
+    return len(parts) == 4 and parts[1] != "" and parts[2].isdigit() and parts[3].isdigit()
+
+
 ACCOUNT_KINDS = ("wallet", "house", "in_play", "cash")
 # The operator whose shared accounts keep the keys from before operators (house:EUR ...).
 DEFAULT_OPERATOR = "default"
@@ -692,7 +705,9 @@ def transaction_facts(tx: dict[str, Any]) -> tuple[Any, ...]:
         else:
             shared.append((account, amount))
     legs_sound = sound and total == 0 and bool(staked or paid)
-    kind_sound = kind in TRANSACTION_KINDS and (round_id is None) == (kind in CASH_KINDS)
+    kind_sound = kind in TRANSACTION_KINDS and (round_id is None) == (
+        kind in CASH_KINDS or (kind in SHARED_KINDS and is_shared_reference(tx.get("reference")))
+    )
     # Its link: the hash of its content and its place must be the hash it carries.
     own, prev_hash = tx["hash"], tx["prev_hash"]
     linked = link_hash(prev_hash, seq, transaction_digest(tx)) == own

@@ -6,6 +6,7 @@ import click
 
 from casino.cli import (
     backup_cmds,
+    dealer_cmds,
     engine_cmds,
     export_cmds,
     ledger_cmds,
@@ -33,6 +34,7 @@ for module in (
     war_cmds,
     backup_cmds,
     wallet_cmds,
+    dealer_cmds,
     seamless_cmds,
 ):
     module.register(main)

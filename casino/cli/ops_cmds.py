@@ -386,9 +386,17 @@ def purge_free_play(url: str | None, older_than: str) -> None:
     help="Seconds between ledger seals by a sealer beside the workers (0: none; default "
     "CASINO_SEAL_EVERY_SECONDS, else 5).",
 )
-def serve(host: str, port: int, workers: int | None, seal_every: float | None) -> None:
+@click.option(
+    "--events-port",
+    default=None,
+    type=int,
+    help="Port of the shared tables' event server beside the workers (default: port + 1; 0: none).",
+)
+def serve(
+    host: str, port: int, workers: int | None, seal_every: float | None, events_port: int | None
+) -> None:
     """Serve the API with gunicorn (configuration from CASINO_ENV, default development),
-    with the ledger sealer running beside it."""
+    with the ledger sealer and the shared tables' event server running beside it."""
     import os
 
     import config
@@ -400,7 +408,15 @@ def serve(host: str, port: int, workers: int | None, seal_every: float | None) -
     os.environ["CASINO_ENV"] = environment
     if seal_every is None:
         seal_every = float(config.settings().get("SEAL_EVERY_SECONDS") or 0)
-    run(host, port, workers=workers, seal_every=seal_every, config=environment)
+    events = port + 1 if events_port is None else events_port
+    run(
+        host,
+        port,
+        workers=workers,
+        seal_every=seal_every,
+        config=environment,
+        events_port=events or None,
+    )
 
 
 def _safe(url: str) -> str:

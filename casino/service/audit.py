@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
 from casino.ledger.audit import AuditReport, audit_books, merge_reports
 from casino.ledger.checkpoints import TrustedKey, VerifyingKey, as_trusted
+from casino.service.shared.verify import check_shared
 from casino.store.types import utcnow
 from casino.store.uow import UnitOfWork
 
@@ -26,12 +28,14 @@ def run_audit(
     Each operator's books are audited on their own: the operator of ``uow``, or every one
     in all-operators mode (one report)."""
     moment = now or utcnow()
-    return merge_reports(
-        {
-            operator: audit_books(books, trusted, now=moment, unsealed_max_age=unsealed_max_age)
-            for operator, books in uow.read_books(rounds_since=rounds_since)
-        }
-    )
+    reports = {}
+    for operator, books in uow.read_books(rounds_since=rounds_since):
+        report = audit_books(books, trusted, now=moment, unsealed_max_age=unsealed_max_age)
+        shared = check_shared(uow, operator)  # in the same snapshot as the books
+        reports[operator] = replace(
+            report, ok=report.ok and shared.ok, checks=[*report.checks, shared]
+        )
+    return merge_reports(reports)
 
 
 def run_incremental_audit(

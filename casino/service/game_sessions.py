@@ -38,8 +38,10 @@ MIN_TTL_SECONDS = 60
 LAUNCH_CODE_SECONDS = 120
 #: The game client's languages (its ``lang`` query parameter).
 LANGUAGES = ("en", "pt", "nl", "ca", "it", "el")
-#: Where the game client is served (``casino.web``).
+#: Where the game client is served (``casino.web``): the private table's, and the shared
+#: (live) table's, which follows one round for every player (docs/shared-tables.md).
 CLIENT_PATH = "/play/"
+LIVE_CLIENT_PATH = "/play/live/"
 
 
 @dataclass(frozen=True)
@@ -62,13 +64,20 @@ class Launch:
     view: GameSessionView
     code: str
     code_expires_at: datetime
+    #: The client that plays the session's table (a shared table's is the live client).
+    client_path: str = CLIENT_PATH
 
     @property
     def launch_url(self) -> str:
-        return launch_url(self.code, self.view.table_id, self.view.language)
+        return launch_url(self.code, self.view.table_id, self.view.language, self.client_path)
 
 
-def launch_url(code: str, table_id: str | None, language: str | None = None) -> str:
+def launch_url(
+    code: str,
+    table_id: str | None,
+    language: str | None = None,
+    client_path: str = CLIENT_PATH,
+) -> str:
     """The client's address with the launch code in the fragment: browsers never send a
     fragment to a server, so the code stays out of requests, access logs and Referer
     headers (and once exchanged, or two minutes old, it opens nothing)."""
@@ -78,7 +87,7 @@ def launch_url(code: str, table_id: str | None, language: str | None = None) -> 
     if language:
         query.append(f"lang={quote(language, safe='')}")
     search = f"?{'&'.join(query)}" if query else ""
-    return f"{CLIENT_PATH}{search}#code={code}"
+    return f"{client_path}{search}#code={code}"
 
 
 def _view(row: GameSessionRow) -> GameSessionView:
@@ -132,8 +141,11 @@ def create_session(
     ttl = _check_ttl(DEFAULT_TTL_SECONDS if ttl_seconds is None else ttl_seconds)
     language = _check_language(language)
     require_player(uow, player_id)
+    client_path = CLIENT_PATH
     if table_id is not None:
         require_table(uow, table_id)
+        if uow.shared.get(table_id) is not None:
+            client_path = LIVE_CLIENT_PATH
     code = new_token(LAUNCH_CODE_PREFIX)
     expires_at = now + timedelta(seconds=ttl)
     # A code outliving its session would open nothing: it ends with the session at the latest.
@@ -149,7 +161,7 @@ def create_session(
         expires_at=expires_at,
         operator_session=operator_session,
     )
-    return Launch(_view(row), code, code_expires_at)
+    return Launch(_view(row), code, code_expires_at, client_path)
 
 
 def exchange(uow: UnitOfWork, code: str, now: datetime) -> tuple[GameSessionView, str]:

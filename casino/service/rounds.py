@@ -52,6 +52,7 @@ from casino.service.errors import (
 from casino.service.ledger_reads import check_range
 from casino.service.player_wallets import DEAL, RAISE, Stake, wallet_of
 from casino.service.seeds import take_first_bet_client_seed
+from casino.service.shared.tables import refuse_private_bet
 from casino.service.views import ROUND_STATUSES, Page, RoundView
 from casino.store.protection_records import LimitRecord
 from casino.store.records import RoundRecord, RoundRow, Wallet
@@ -117,6 +118,7 @@ def place_bet(
         raise NotFound("no such table", code="table_not_found")
     if not table.active:
         raise Conflict("the table is closed", code="table_inactive")
+    refuse_private_bet(uow, table_id)
     now = uow.now()
     protection.check_account(claim.protection, now)
     protection.check_session(claim.protection, now)

@@ -17,8 +17,10 @@ from casino.engine.errors import InvalidRules
 from casino.engine.odds import theoretical_rtp
 from casino.service.common import check_currency
 from casino.service.errors import Conflict, Invalid, NotFound
+from casino.service.shared.tables import check_shared_rules, clock_view, make_shared
 from casino.service.views import TableView
 from casino.store.records import TableRecord
+from casino.store.shared import SharedTableRecord
 from casino.store.types import utcnow
 from casino.store.uow import UnitOfWork
 
@@ -39,7 +41,7 @@ def rtp_view(rules: TableRules) -> dict[str, dict[str, Any]]:
     return {name: dict(value) for name, value in _rtp(rules).items()}
 
 
-def table_view(table: TableRecord) -> TableView:
+def table_view(table: TableRecord, shared: SharedTableRecord | None = None) -> TableView:
     rules = TableRules.from_dict(table.rules)
     return TableView(
         id=table.id,
@@ -49,6 +51,8 @@ def table_view(table: TableRecord) -> TableView:
         active=table.active,
         created_at=table.created_at,
         updated_at=table.updated_at,
+        mode="private" if shared is None else "shared",
+        shared=None if shared is None else clock_view(shared, table.rules),
     )
 
 
@@ -60,16 +64,27 @@ def require_table(uow: UnitOfWork, table_id: str) -> TableRecord:
 
 
 def list_tables(uow: UnitOfWork) -> list[TableView]:
-    return [table_view(table) for table in uow.tables.all()]
+    tables = uow.tables.all()
+    shared = uow.shared.of(table.id for table in tables)
+    return [table_view(table, shared.get(table.id)) for table in tables]
 
 
 def get_table(uow: UnitOfWork, table_id: str) -> TableView:
-    return table_view(require_table(uow, table_id))
+    return table_view(require_table(uow, table_id), uow.shared.get(table_id))
 
 
 def create_table(
-    uow: UnitOfWork, table_id: str, currency: str, rules: TableRules, active: bool = True
+    uow: UnitOfWork,
+    table_id: str,
+    currency: str,
+    rules: TableRules,
+    active: bool = True,
+    *,
+    mode: str = "private",
+    clock: dict[str, Any] | None = None,
 ) -> TableView:
+    """A private table, or (``mode`` shared) a shared one with its ``clock``
+    (betting_seconds, pause_seconds) and its chain of shoe seeds (docs/shared-tables.md)."""
     if not isinstance(table_id, str) or not _SLUG.fullmatch(table_id):
         raise Invalid(
             "table id must be 1-64 lowercase letters, digits and inner hyphens",
@@ -80,11 +95,18 @@ def create_table(
         raise InvalidRules("rules must be TableRules")
     if uow.tables.get(table_id) is not None:
         raise Conflict("a table with this id exists", code="duplicate_table")
+    if mode not in ("private", "shared"):
+        raise Invalid("mode must be private or shared", code="invalid_request")
+    if mode == "private" and clock:
+        raise Invalid("a clock is a shared table's", code="invalid_request")
+    if mode == "shared":
+        check_shared_rules(rules)
     now = utcnow()
     table = TableRecord(table_id, currency, rules.to_dict(), bool(active), now, now)
     uow.tables.add(table)
     uow.ledger.ensure_accounts(currency)
-    return table_view(table)
+    shared = make_shared(uow, table_id, rules, clock or {}) if mode == "shared" else None
+    return table_view(table, shared)
 
 
 def update_table(uow: UnitOfWork, table_id: str, changes: dict[str, Any]) -> TableView:
@@ -96,6 +118,9 @@ def update_table(uow: UnitOfWork, table_id: str, changes: dict[str, Any]) -> Tab
     table = require_table(uow, table_id)
     rule_changes = {k: v for k, v in changes.items() if k not in UPDATABLE}
     rules = TableRules.from_dict({**table.rules, **rule_changes})
+    shared = uow.shared.get(table_id)
+    if shared is not None:
+        check_shared_rules(rules)  # a shoe under way keeps its own snapshot
     currency = table.currency
     if "currency" in changes:
         currency = check_currency(changes["currency"], uow.currencies)
@@ -109,4 +134,4 @@ def update_table(uow: UnitOfWork, table_id: str, changes: dict[str, Any]) -> Tab
         table, currency=currency, active=active, rules=rules.to_dict(), updated_at=utcnow()
     )
     uow.tables.replace(updated)
-    return table_view(updated)
+    return table_view(updated, shared)

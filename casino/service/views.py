@@ -98,6 +98,9 @@ class TableView:
     active: bool
     created_at: datetime
     updated_at: datetime
+    #: ``private`` or ``shared`` (docs/shared-tables.md); ``shared``: the shared clock.
+    mode: str = "private"
+    shared: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)

@@ -376,4 +376,5 @@ class GameSession(Base):
 import casino.store.free_play_models  # noqa: E402  (puts free_play_games on Base.metadata)
 import casino.store.wallet_call_models  # noqa: E402, F401  (the seamless wallet calls)
 from casino.store import protection_models as _protection  # noqa: E402, F401  (its tables)
+from casino.store import shared_models as _shared  # noqa: E402, F401  (shared tables)
 from casino.store.operator_models import Operator  # noqa: E402, F401  (the tenants' table)

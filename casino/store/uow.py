@@ -39,6 +39,7 @@ from casino.store.protection import ProtectionStore
 from casino.store.reports import ReportStore
 from casino.store.rounds import RoundStore
 from casino.store.seeds import SeedStore
+from casino.store.shared import SharedStore
 from casino.store.simulation_jobs import SimulationJobStore
 from casino.store.tables import TableStore
 from casino.store.tenancy import Tenancy
@@ -68,6 +69,7 @@ class UnitOfWork:
     reports: ReportStore
     simulation_jobs: SimulationJobStore
     protection: ProtectionStore
+    shared: SharedStore
     wallet_calls: WalletCallStore
 
     def __init__(
@@ -155,6 +157,7 @@ class UnitOfWork:
         self.free_play = FreePlayStore(session, postgres)
         self.reports = ReportStore(session, postgres, tenancy)
         self.simulation_jobs = SimulationJobStore(session, postgres)
+        self.shared = SharedStore(session, postgres, tenancy)
         self.wallet_calls = WalletCallStore(session, postgres, tenancy)
         self._postgres = postgres
 

@@ -198,12 +198,16 @@ class WalletCallStore(Repository):
 __all__ = ["DaySummaryRow", "WalletCallRecord", "WalletCallStore"]
 
 
-def _latest_session_query(player_id: str) -> Any:
+def _latest_session_query(store: Repository, player_id: str) -> Any:
     from casino.store.models import GameSession
 
     return (
         select(GameSession.operator_session)
-        .where(GameSession.player_id == player_id, GameSession.operator_session.is_not(None))
+        .where(
+            GameSession.player_id == player_id,
+            GameSession.operator_session.is_not(None),
+            store.owned_player(GameSession.player_id),
+        )
         .order_by(GameSession.created_at.desc())
         .limit(1)
     )
@@ -212,5 +216,5 @@ def _latest_session_query(player_id: str) -> Any:
 def latest_operator_session(store: Repository, player_id: str) -> str:
     """The operator's own session token of the player's latest launch ("" if none: a wallet
     call then carries an empty ``session``; wins and rollbacks never depend on it)."""
-    found = store.session.execute(_latest_session_query(player_id)).scalar_one_or_none()
+    found = store.session.execute(_latest_session_query(store, player_id)).scalar_one_or_none()
     return found or ""

@@ -1,10 +1,12 @@
 """The reference game client: static pages, ES modules and CSS served by the app.
 
 ``/play/`` is the Casino War table, opened by an operator's ``launch_url`` (the game session
-token in the fragment); ``/play/free/`` is free-play War, which needs no token. Everything
-the pages do goes through the public API, exactly as an integrator's client would. No CDN
-and no build step: the files under ``static/`` are what the browser runs, ``static/i18n/``
-holding the catalogues compiled from casino/i18n (``make i18n``, committed).
+token in the fragment); ``/play/live/`` is a shared table's client (one round for every
+player at the table, followed through its events); ``/play/free/`` is free-play War, which
+needs no token. Everything the pages do goes through the public API, exactly as an
+integrator's client would. No CDN and no build step: the files under ``static/`` are what
+the browser runs, ``static/i18n/`` holding the catalogues compiled from casino/i18n
+(``make i18n``, committed).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from pathlib import Path
 from flask import Blueprint, Flask, Response, abort, redirect, send_from_directory
 
 STATIC_DIR = Path(__file__).parent / "static"
-PAGES = {"table": "table.html", "free": "free.html"}
+PAGES = {"table": "table.html", "free": "free.html", "live": "live.html"}
 ASSET_DIRS = ("css", "js", "img", "i18n")
 
 # Same origin only; no inline script or style (styles are set through the CSSOM only).
@@ -51,6 +53,13 @@ def play_without_slash() -> Response:
 def table() -> Response:
     """The Casino War table (needs a game session: see POST /api/v1/players/{id}/sessions)."""
     return _page("table")
+
+
+@bp.get("/play/live/")
+def live_table() -> Response:
+    """A shared table (``mode: shared``): its clock, common cards, the player's bets and
+    decision, the road; opened by a launch at a shared table."""
+    return _page("live")
 
 
 @bp.get("/play/free/")

@@ -14,7 +14,7 @@ from casino.i18n import LANGUAGES
 
 ROOT = Path(__file__).resolve().parents[2]
 STATIC = Path(web.__file__).parent / "static"
-PAGES = {"/play/": "table.html", "/play/free/": "free.html"}
+PAGES = {"/play/": "table.html", "/play/free/": "free.html", "/play/live/": "live.html"}
 
 
 def test_pages_are_served_with_a_strict_policy(app: Flask) -> None:

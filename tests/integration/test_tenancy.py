@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -25,8 +25,10 @@ from casino.store import uow as uow_module
 from casino.store.protection_records import ProtectionRecord
 from casino.store.records import LimitRecord, PlayerRecord, RoundRecord, TableRecord
 from casino.store.repository import Repository
+from casino.store.shared import SharedBetRecord, SharedTableRecord
 from casino.store.tenancy import TenantRequired
 from casino.store.uow import UnitOfWork
+from casino.store.wallet_call_records import WalletCallRecord
 
 from .conftest import Svc
 
@@ -38,6 +40,15 @@ _ROUND = RoundRecord(
 )  # fmt: skip
 _LIMIT = LimitRecord(ID, "EUR", "loss", "day", 100, None, None, 0, NOW, NOW)
 _PROTECTION = ProtectionRecord(ID, "active", *([None] * 13), NOW)
+_SHARED_TABLE = SharedTableRecord(
+    "x", "t", 15, 5, b"0" * 32, 1, "0" * 64, {}, None, 0, None, None, None, NOW
+)
+_SHARED_BET = SharedBetRecord(
+    ID, "t", 1, 1, ID, 1, "EUR", "open", 10, 0, 0, 0, None, None, None, None, None, [], NOW, None
+)
+_WALLET_CALL = WalletCallRecord(
+    ID, "default", ID, ID, "bet", "EUR", 1, None, {}, "pending", None, None, 0, None, NOW, NOW, NOW
+)
 Call = Callable[[UnitOfWork], Any]
 
 #: Each repository method touching an operator's rows, called with made-up arguments: it
@@ -154,10 +165,50 @@ NEEDS_AN_OPERATOR: dict[str, Call] = {
     "protection.use_cash_reference": lambda u: u.protection.use_cash_reference(
         ID, "deposit", "r", 1
     ),
+    # Shared tables (issue 22).
+    "shared.add_table": lambda u: u.shared.add_table(_SHARED_TABLE),
+    "shared.get": lambda u: u.shared.get("t"),
+    "shared.of": lambda u: u.shared.of(["t"]),
+    "shared.hold_for_bet": lambda u: u.shared.hold_for_bet("t"),
+    "shared.save_step": lambda u: u.shared.save_step("t", 0, {"seq": 1}, None, [], None),
+    "shared.bet": lambda u: u.shared.bet("t", 1, 1, ID),
+    "shared.add_bet": lambda u: u.shared.add_bet(_SHARED_BET),
+    "shared.save_bet": lambda u: u.shared.save_bet(_SHARED_BET),
+    "shared.unsettled": lambda u: u.shared.unsettled("t", 1, 1, 10),
+    "shared.round_bets": lambda u: u.shared.round_bets("t", 1, 1),
+    "shared.counts": lambda u: u.shared.counts("t", 1, 1),
+    "shared.lock_wallets": lambda u: u.shared.lock_wallets([1]),
+    "shared.events_after": lambda u: u.shared.events_after("t", 0, 10),
+    "shared.road": lambda u: u.shared.road("t", 50),
+    "shared.add_shoe": lambda u: u.shared.add_shoe("t", 1, "0" * 64, {}, NOW),
+    "shared.reveal_shoe": lambda u: u.shared.reveal_shoe("t", 1, "0" * 64, NOW),
+    "shared.shoes": lambda u: u.shared.shoes("t"),
+    "shared.shoe_rules": lambda u: u.shared.shoe_rules("t", 1),
+    "shared.player_bets": lambda u: u.shared.player_bets("t", 1, ID),
+    "shared.all_bets": lambda u: u.shared.all_bets(),
+    # The seamless wallet's outbox (issue 20).
+    "wallet_calls.add": lambda u: u.wallet_calls.add(_WALLET_CALL),
+    "wallet_calls.get": lambda u: u.wallet_calls.get(ID),
+    "wallet_calls.claim": lambda u: u.wallet_calls.claim(ID, NOW, timedelta(seconds=5)),
+    "wallet_calls.claim_due": lambda u: u.wallet_calls.claim_due(NOW, timedelta(seconds=5), 5),
+    "wallet_calls.pending_for_round": lambda u: u.wallet_calls.pending_for_round(ID),
+    "wallet_calls.count_needing_attention": lambda u: u.wallet_calls.count_needing_attention(),
+    "wallet_calls.day_summary": lambda u: u.wallet_calls.day_summary(NOW, NOW),
+    "wallet_calls.day_calls": lambda u: list(u.wallet_calls.day_calls(NOW, NOW)),
+    "wallet_calls.operator_session": lambda u: u.wallet_calls.operator_session(ID),
+    "wallet_calls.states": lambda u: u.wallet_calls.states(),
 }
 
 #: Methods that touch no operator's rows, and why.
 NO_OPERATOR = {
+    # A dealer's leases are the platform's: it deals every operator's tables.
+    "shared.acquire_leases",
+    "shared.release_leases",
+    # The audit names the operator whose books it reads (in its all-operators snapshot).
+    "shared.audit_rows",
+    "shared.wallet_moves",
+    # Records the result of a call that a tenant-filtered claim handed over (checked above).
+    "wallet_calls.finish",
     # The platform's own table, managed by the platform's use cases.
     "operators.add",
     "operators.all",

@@ -17,6 +17,7 @@ from casino.api.resources import (
     reports,
     rounds,
     seeds,
+    shared_tables,
     tables,
     wallets,
 )
@@ -27,6 +28,7 @@ BLUEPRINTS = (
     wallets.blp,
     seeds.blp,
     tables.blp,
+    shared_tables.blp,
     rounds.blp,
     free_play.blp,
     ledger.blp,

@@ -23,6 +23,7 @@ from casino.api.schemas import (
 from casino.engine.casino_war import TableRules
 from casino.service import tables as table_service
 from casino.service.errors import Invalid
+from casino.service.shared.tables import shared_rules_input
 from casino.service.views import Page, TableView
 
 TABLE_ID = re.compile(TABLE_ID_PATTERN)
@@ -61,10 +62,18 @@ class Tables(MethodView):
     )
     def post(self, data: dict[str, Any]) -> TableView:
         """Open a table; omitted rules take the defaults (6 decks, ante 100-500000 ...)."""
-        rules = TableRules.from_dict(data["rules"])
+        mode = data["mode"]
+        given = data["rules"]
+        rules = TableRules.from_dict(shared_rules_input(given) if mode == "shared" else given)
         return write(
             lambda uow: table_service.create_table(
-                uow, data["id"], data["currency"], rules, active=data["active"]
+                uow,
+                data["id"],
+                data["currency"],
+                rules,
+                active=data["active"],
+                mode=mode,
+                clock=data.get("shared"),
             )
         )
 

@@ -256,3 +256,11 @@ def test_the_verifier_imports_only_the_standard_library() -> None:
             assert node.level == 0 and node.module is not None
             names.add(node.module.split(".")[0])
     assert names - {"__future__"} <= set(sys.stdlib_module_names), names
+
+
+def test_a_shared_rounds_transactions_are_named_by_their_reference() -> None:
+    from casino.audit_export.casino_audit_export import is_shared_reference
+
+    assert is_shared_reference("shared:live-1:3:42")
+    for other in (None, "", "shared:live:3", "shared::1:2", "shared:t:x:1", "dep-1", 7):
+        assert not is_shared_reference(other)

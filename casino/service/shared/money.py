@@ -1,0 +1,162 @@
+"""The wallet seam of shared bets: every money movement of a shared table goes through a
+``SharedWallet``, chosen per operator by its wallet mode (``wallet_for``).
+
+Shared bets move money when they happen, not when the round settles: the bet debits the
+wallet (ante and tie bet to the house), a war debits the raise and the war tie bet, the
+settlement credits what the bet returns (nothing for a lost bet: no transaction at all), a
+void credits back everything the bet took. Each movement is one ledger transaction of the
+player's wallet chain (kinds ``stake``, ``decision``, ``bet``), with the shared round named
+in its ``reference`` (``shared:<table>:<shoe>:<round>``) since ``round_id`` names private
+rounds only. The in-play account is not used: an open shared bet is the house's until it
+pays back, so the audit's in-play invariant (the antes of private rounds awaiting a decision)
+holds unchanged.
+
+Where the money comes from is the operator's wallet mode, behind the one seam every round
+uses (casino.service.player_wallets): a stake is first *taken* (transfer: the ledger wallet
+must hold it; seamless: the operator's wallet is debited and the ledger's mirror wallet
+receives it), then moved to the house; a payment is credited to the ledger wallet and then
+*paid* (seamless: a win sent through the outbox after the commit).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Protocol
+
+from casino.ledger.errors import InsufficientFunds
+from casino.ledger.legs import transfer
+from casino.ledger.transactions import BET, DECISION, STAKE, link, new_transaction
+from casino.service import player_wallets
+from casino.service.common import insufficient_funds
+from casino.store.records import Wallet
+from casino.store.uow import UnitOfWork
+from casino.store.writes import WALLET_GUARD
+
+
+def reference(table_id: str, shoe: int, round_: int) -> str:
+    return f"shared:{table_id}:{shoe}:{round_}"
+
+
+class SharedWallet(Protocol):
+    def lock(self, uow: UnitOfWork, player_id: str, currency: str) -> Wallet | None: ...
+
+    def debit(
+        self,
+        uow: UnitOfWork,
+        wallet: Wallet | None,
+        player_id: str,
+        currency: str,
+        amount: int,
+        kind: str,
+        ref: str,
+        now: datetime,
+    ) -> tuple[Wallet, int]: ...
+
+    def credit(
+        self,
+        uow: UnitOfWork,
+        wallet: Wallet,
+        player_id: str,
+        currency: str,
+        amount: int,
+        ref: str,
+        now: datetime,
+    ) -> tuple[Wallet, int]: ...
+
+    def settled_lost(self, uow: UnitOfWork, player_id: str, currency: str, ref: str) -> None: ...
+
+
+class TransferWallet:
+    """The operator's players keep their money here: the ledger's wallets."""
+
+    def lock(self, uow: UnitOfWork, player_id: str, currency: str) -> Wallet | None:
+        return uow.ledger.lock_wallet(player_id, currency)
+
+    def _move(
+        self,
+        uow: UnitOfWork,
+        wallet: Wallet,
+        player_id: str,
+        currency: str,
+        legs: list,
+        kind: str,
+        ref: str,
+        now: datetime,
+    ) -> tuple[Wallet, int]:
+        tx = new_transaction(kind, currency, player_id, legs, created_at=now, reference=ref)
+        tx_id = uow.ledger.reserve_id()
+        try:
+            chained = link(tx, tx_id, wallet.state)
+        except InsufficientFunds:
+            raise insufficient_funds(tx.required, currency) from None
+        moved = uow.ledger.append(chained, wallet)
+        uow.on_conflict(WALLET_GUARD, lambda: insufficient_funds(tx.required, currency))
+        return moved, tx_id
+
+    def debit(
+        self,
+        uow: UnitOfWork,
+        wallet: Wallet | None,
+        player_id: str,
+        currency: str,
+        amount: int,
+        kind: str,
+        ref: str,
+        now: datetime,
+    ) -> tuple[Wallet, int]:
+        """Take the stake through the operator's seam, then move it to the house."""
+        seam = player_wallets.wallet_of(uow)
+        stake_kind = player_wallets.RAISE if kind == DECISION else player_wallets.DEAL
+        stake = player_wallets.Stake(
+            player_id, currency, ref, amount, stake_kind, wallet, uow.ledger.reserve_id()
+        )
+        taken = seam.take(uow, stake)  # refused: nothing written
+        house = uow.ledger.system_accounts(currency).house
+        legs = transfer(taken.wallet.key, house, amount)
+        tx = new_transaction(kind, currency, player_id, legs, created_at=now, reference=ref)
+        try:
+            chained = link(tx, taken.tx_id, taken.wallet.state)
+        except InsufficientFunds:
+            raise insufficient_funds(tx.required, currency) from None
+        moved = uow.ledger.append(chained, taken.wallet)
+        uow.on_conflict(WALLET_GUARD, lambda: insufficient_funds(tx.required, currency))
+        return moved, taken.tx_id
+
+    def credit(
+        self,
+        uow: UnitOfWork,
+        wallet: Wallet,
+        player_id: str,
+        currency: str,
+        amount: int,
+        ref: str,
+        now: datetime,
+    ) -> tuple[Wallet, int]:
+        """Credit the ledger wallet, then pay through the seam (seamless: a win sent after
+        the commit)."""
+        house = uow.ledger.system_accounts(currency).house
+        legs = transfer(house, wallet.key, amount)
+        moved = self._move(uow, wallet, player_id, currency, legs, BET, ref, now)
+        player_wallets.wallet_of(uow).pay(uow, ref, player_id, currency, amount)
+        return moved
+
+    def settled_lost(self, uow: UnitOfWork, player_id: str, currency: str, ref: str) -> None:
+        """A lost bet pays nothing; a seamless operator may still want the round closed."""
+        player_wallets.wallet_of(uow).pay(uow, ref, player_id, currency, 0)
+
+
+_ADAPTERS: dict[str, SharedWallet] = {"transfer": TransferWallet()}
+
+
+def wallet_for(uow: UnitOfWork) -> SharedWallet:
+    """The shared bets' money movements; where the money is, transfer or seamless, is the
+    operator's seam's (player_wallets.wallet_of)."""
+    return _ADAPTERS["transfer"]
+
+
+def register(mode: str, adapter: SharedWallet) -> None:
+    """Where the seamless wallet's adapter plugs in."""
+    _ADAPTERS[mode] = adapter
+
+
+__all__ = ["DECISION", "STAKE", "SharedWallet", "TransferWallet", "reference", "wallet_for"]
