@@ -2,7 +2,8 @@
 
 * ``pg``: scratch PostgreSQL databases, migrations, the one-time server restart, pgbench.
 * ``server``: gunicorn instances on loopback ports, their workers, killing one.
-* ``http``: a small keep-alive-free HTTP/JSON client that classifies every failure.
+* ``http``: a small HTTP/JSON client that classifies every failure: a connection per
+  request, or one kept per thread and server (``keep_alive=True``).
 * ``api``: the issue-3 REST contract as Python calls (players, deposits, rounds, ...).
 * ``load``: bounded client threads playing Casino War, with retries and a ledger of what the
   API said, and the fault schedule.

@@ -41,7 +41,7 @@ class Call:
     body: Any = None
     key: str | None = None
 
-    def send(self, base_url: str, timeout: float = 30.0) -> Reply:
+    def send(self, base_url: str, timeout: float = 30.0, keep_alive: bool = False) -> Reply:
         headers = {"Idempotency-Key": self.key} if self.key else None
         return request(
             base_url,
@@ -51,6 +51,7 @@ class Call:
             json_body=self.body,
             headers=headers,
             timeout=timeout,
+            keep_alive=keep_alive,
         )
 
     def with_body(self, body: Any) -> Call:

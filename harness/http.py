@@ -1,7 +1,13 @@
-"""A minimal JSON-over-HTTP client for loopback load: one connection per request.
+"""A minimal JSON-over-HTTP client for loopback load: one connection per request, or one
+persistent HTTP/1.1 connection per thread and server (``keep_alive=True``).
 
 A fresh connection per request keeps failures unambiguous: a reset can only belong to the
 request that was in flight, never to an idle keep-alive socket the server closed earlier.
+Production's clients (a reverse proxy's upstream pool, an API client with a session) keep
+their connections instead, and so does pgbench: ``keep_alive=True`` measures that. A kept
+connection the server has closed meanwhile (gunicorn's ``keepalive`` timeout, a worker
+restart) fails before any byte of an answer arrives: the request is then sent once more on
+a fresh connection, as urllib3 and every proxy do, and any other failure is reported as is.
 Every reply is classified into a ``kind`` (``"201"``, ``"409 insufficient_funds"``,
 ``"network ConnectionRefusedError"``, ...) so runs can count errors by kind.
 
@@ -18,6 +24,7 @@ from __future__ import annotations
 import json
 import re
 import socket
+import threading
 import time
 from dataclasses import dataclass, field
 from http.client import (
@@ -54,6 +61,8 @@ _OWN_HEADERS = frozenset(
     }
 )
 _FIXED = "Accept-Encoding: identity\r\nAccept: application/json\r\nConnection: close\r\n"
+#: HTTP/1.1 connections are persistent unless a side says ``close``: nothing to announce.
+_FIXED_KEEP = "Accept-Encoding: identity\r\nAccept: application/json\r\n"
 _HEAD_END = re.compile(rb"\r?\n\r?\n")
 
 
@@ -143,17 +152,21 @@ def _encode_request(
     body: bytes | None,
     is_json: bool,
     headers: dict[str, str] | None,
+    keep_alive: bool = False,
 ) -> bytes:
     if _BAD_REQUEST_LINE.search(method) or _BAD_REQUEST_LINE.search(path):
         raise InvalidURL(f"refusing a request line with control characters: {method} {path!r}")
     extra = ""
     if headers:
         if not _OWN_HEADERS.isdisjoint(name.lower() for name in headers):
-            return _encode_general(method, path, host_header, token, body, is_json, headers)
+            return _encode_general(
+                method, path, host_header, token, body, is_json, headers, keep_alive
+            )
         for name, value in headers.items():
             _check_header(name, value)
             extra += f"{name}: {value}\r\n"
-    head = f"{method} {path} HTTP/1.1\r\nHost: {host_header}\r\n{_FIXED}"
+    fixed = _FIXED_KEEP if keep_alive else _FIXED
+    head = f"{method} {path} HTTP/1.1\r\nHost: {host_header}\r\n{fixed}"
     if token is not None:
         _check_header("Authorization", token)
         head += f"Authorization: Bearer {token}\r\n"
@@ -182,9 +195,12 @@ def _encode_general(
     body: bytes | None,
     is_json: bool,
     headers: dict[str, str],
+    keep_alive: bool = False,
 ) -> bytes:
     """The caller overrides a header the fast path writes itself: merge as http.client did."""
-    sent = {"Accept": "application/json", "Connection": "close"}
+    sent = {"Accept": "application/json"}
+    if not keep_alive:
+        sent["Connection"] = "close"
     if token is not None:
         sent["Authorization"] = f"Bearer {token}"
     if is_json:
@@ -218,9 +234,9 @@ def _head_end(buffer: bytes, start: int) -> tuple[int, int]:
     return (match.start(), match.end()) if match else (-1, -1)
 
 
-def _read_head(sock: socket.socket) -> tuple[int, dict[str, str], bytes]:
-    """Status, lowercased headers and whatever of the body came with them (1xx skipped)."""
-    buffer = sock.recv(_RECV)
+def _read_head(sock: socket.socket, buffer: bytes) -> tuple[int, dict[str, str], bytes]:
+    """Status, lowercased headers and whatever of the body came with them (1xx skipped);
+    ``buffer`` is the answer's first bytes, already received."""
     while True:
         end, body_start = _head_end(buffer, 0)
         while end < 0:
@@ -342,6 +358,94 @@ def _read_body(
     return _read_to_eof(sock, data)
 
 
+class _NothingReceived(Exception):
+    """The request could not be sent, or the peer closed before a byte of an answer."""
+
+    def __init__(self, cause: BaseException) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
+
+
+def _exchange(
+    sock: socket.socket, message: bytes, method: str
+) -> tuple[int, dict[str, str], bytes, bool]:
+    """Send, read the answer; the last item says whether the connection may carry another."""
+    try:
+        sock.sendall(message)
+        first = sock.recv(_RECV)
+    except OSError as err:
+        raise _NothingReceived(err) from err
+    if not first:
+        raise _NothingReceived(RemoteDisconnected("Remote end closed connection without response"))
+    status, headers, data = _read_head(sock, first)
+    framed = (
+        method in _BODYLESS_METHODS
+        or status in (204, 304)
+        or headers.get("transfer-encoding", "").lower() == "chunked"
+        or "content-length" in headers
+    )
+    data = _read_body(sock, method, status, headers, data)
+    closing = "close" in headers.get("connection", "").lower()
+    return status, headers, data, framed and not closing
+
+
+class _Kept(threading.local):
+    """This thread's persistent connections, one per server address."""
+
+    def __init__(self) -> None:
+        self.sockets: dict[str, socket.socket] = {}
+
+
+_kept = _Kept()
+
+
+def close_kept_connections() -> None:
+    """Close the calling thread's persistent connections (a client thread that is done)."""
+    for sock in _kept.sockets.values():
+        sock.close()
+    _kept.sockets.clear()
+
+
+def _send(
+    target: _Target, base_url: str, message: bytes, method: str, timeout: float, keep: bool
+) -> tuple[int, dict[str, str], bytes]:
+    if not keep:
+        sock = _connect(target, timeout)
+        try:
+            status, headers, data, _ = _exchange(sock, message, method)
+        except _NothingReceived as err:
+            raise err.cause from None
+        finally:
+            sock.close()
+        return status, headers, data
+    kept = _kept.sockets.pop(base_url, None)
+    reused = kept is not None
+    sock = kept if kept is not None else _connect(target, timeout)
+    try:
+        sock.settimeout(timeout)
+        try:
+            status, headers, data, reusable = _exchange(sock, message, method)
+        except _NothingReceived as err:
+            if not reused:
+                raise err.cause from None
+            # The server closed the idle connection (its keep-alive timeout, a restart)
+            # before this request reached it: the same request once more, on a new one.
+            sock.close()
+            sock = _connect(target, timeout)
+            try:
+                status, headers, data, reusable = _exchange(sock, message, method)
+            except _NothingReceived as again:
+                raise again.cause from None
+    except BaseException:
+        sock.close()
+        raise
+    if reusable:
+        _kept.sockets[base_url] = sock
+    else:
+        sock.close()
+    return status, headers, data
+
+
 def request(
     base_url: str,
     method: str,
@@ -352,7 +456,10 @@ def request(
     raw_body: bytes | None = None,
     headers: dict[str, str] | None = None,
     timeout: float = 30.0,
+    keep_alive: bool = False,
 ) -> Reply:
+    """One request; ``keep_alive`` sends it on this thread's persistent connection to
+    ``base_url`` (opened, or re-opened after the server closed it, as needed)."""
     body = raw_body
     is_json = json_body is not None
     if is_json:
@@ -360,14 +467,10 @@ def request(
     started = time.perf_counter()
     try:
         target = _target(base_url)
-        message = _encode_request(method, path, target.host_header, token, body, is_json, headers)
-        sock = _connect(target, timeout)
-        try:
-            sock.sendall(message)
-            status, reply_headers, data = _read_head(sock)
-            data = _read_body(sock, method, status, reply_headers, data)
-        finally:
-            sock.close()
+        message = _encode_request(
+            method, path, target.host_header, token, body, is_json, headers, keep_alive
+        )
+        status, reply_headers, data = _send(target, base_url, message, method, timeout, keep_alive)
     except (OSError, HTTPException) as err:
         return Reply(None, None, {}, time.perf_counter() - started, type(err).__name__)
     latency = time.perf_counter() - started

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness import api
-from harness.http import Reply, http_status_ok
+from harness.http import Reply, close_kept_connections, http_status_ok
 
 
 def retryable(reply: Reply) -> bool:
@@ -200,6 +200,9 @@ class LoadConfig:
     abandon_share: float = 0.15  # ties left undecided for now
     retry_budget: float = 20.0
     seed: int | None = None
+    #: Each client thread keeps one persistent HTTP/1.1 connection per instance (as a proxy's
+    #: upstream pool does) instead of a new connection per request.
+    keep_alive: bool = False
 
 
 @dataclass
@@ -240,7 +243,7 @@ class LoadRun:
             if not first:
                 self.stats.add("retries")
             first = False
-            reply = call.send(base_url)
+            reply = call.send(base_url, keep_alive=self.config.keep_alive)
             self.stats.record(endpoint, reply)
             if not retryable(reply):
                 return reply
@@ -395,7 +398,10 @@ class LoadRun:
         replies: list[Reply | None] = [None, None]
 
         def second() -> None:
-            replies[1] = self.send(call, "bet", others[0])
+            try:
+                replies[1] = self.send(call, "bet", others[0])
+            finally:
+                close_kept_connections()
 
         helper = threading.Thread(target=second)
         helper.start()
@@ -471,6 +477,7 @@ class LoadRun:
             except Exception as err:  # a harness bug must not hang the run; it is reported
                 self.stats.violation(f"client thread {thread}: {type(err).__name__}: {err}")
             done += 1
+        close_kept_connections()
 
     def run(
         self, fault_schedule: Callable[[float], None] | None = None, duration: float | None = None

@@ -18,7 +18,7 @@ from harness.cpu import CpuMeter, pids_running
 from harness.faults import FaultEvent, FaultPlan
 from harness.invariants import InvariantReport, check_all
 from harness.load import LoadConfig, LoadRun, Stats, http_ready, percentile
-from harness.sealer import SealerProcess, new_record
+from harness.sealer import SealerProcess, new_record, seal_once
 from harness.server import GunicornInstance
 
 
@@ -39,6 +39,12 @@ class Scenario:
     # Ledger sealers running beside the load, as on two hosts (0: none), and their period.
     sealers: int = 2
     seal_every: float = 1.0
+    #: Serve with production's settings (gthread workers, keep-alive) rather than the
+    #: harness's sync workers, which close every connection after one request.
+    serving_config: bool = False
+    #: Run on this database as it is (a filled ledger: ``bench_growth``) instead of a fresh
+    #: scratch database; ``postgres`` must then be "shared".
+    database_url: str | None = None
 
 
 @dataclass
@@ -123,6 +129,17 @@ class ScenarioResult:
         return "\n".join(lines)
 
 
+@dataclass(frozen=True)
+class _Given:
+    """A database the caller made and keeps."""
+
+    url: str
+
+    @property
+    def name(self) -> str:
+        return self.url.rsplit("/", 1)[-1]
+
+
 def run_scenario(scenario: Scenario, log: Callable[[str], None] = print) -> ScenarioResult:
     operator_token = "op-" + secrets.token_urlsafe(24)
     with ExitStack() as stack:
@@ -131,8 +148,11 @@ def run_scenario(scenario: Scenario, log: Callable[[str], None] = print) -> Scen
         if scenario.postgres == "private":
             cluster = stack.enter_context(pg.PrivateCluster())
             admin, restart = cluster.admin_url, cluster.restart
-        db = stack.enter_context(pg.scratch_database(scenario.name, admin))
-        pg.migrate(db.url)
+        if scenario.database_url is not None:
+            db: Any = _Given(scenario.database_url)
+        else:
+            db = stack.enter_context(pg.scratch_database(scenario.name, admin))
+            pg.migrate(db.url)
         instances = []
         for _ in range(scenario.instances):
             instance = GunicornInstance(
@@ -140,6 +160,7 @@ def run_scenario(scenario: Scenario, log: Callable[[str], None] = print) -> Scen
                 [operator_token],
                 workers=scenario.workers,
                 threads=scenario.threads_per_worker,
+                serving_config=scenario.serving_config,
             )
             stack.callback(instance.stop)
             instance.start()
@@ -151,6 +172,9 @@ def run_scenario(scenario: Scenario, log: Callable[[str], None] = print) -> Scen
         )
         sealers = []
         record = new_record()  # one record file for the run's sealers (hosts may share one)
+        if scenario.database_url is not None and scenario.sealers:
+            # A ledger sealed before: the run's sealers trust its checkpoints on first use.
+            seal_once(db.url, record, init=True)
         for _ in range(scenario.sealers):
             sealer = SealerProcess(db.url, every=scenario.seal_every, state=record)
             stack.callback(sealer.stop)

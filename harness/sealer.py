@@ -97,11 +97,17 @@ class SealerProcess:
         return self.process is not None and self.process.poll() is None
 
 
-def seal_once(database_url: str, state: Path | None = None, timeout: float = 120.0) -> str:
-    """``casino seal`` once, with the harness's key; its output. Without ``state``, as a new
-    sealer host: a record of its own, the ledger's checkpoints trusted on first use
-    (``--init``, after checking their chain and signatures)."""
-    first_use = state is None
+def seal_once(
+    database_url: str,
+    state: Path | None = None,
+    timeout: float = 120.0,
+    *,
+    init: bool | None = None,
+) -> str:
+    """``casino seal`` once, with the harness's key; its output. Without ``state`` (or with
+    ``init``), as a new sealer host: the ledger's checkpoints trusted on first use
+    (``--init``, after checking their chain and signatures), in a record of its own."""
+    first_use = state is None if init is None else init
     done = subprocess.run(
         [*casino_command(), "seal", *(["--init"] if first_use else [])],
         cwd=REPO_ROOT,

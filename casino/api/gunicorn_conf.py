@@ -23,7 +23,7 @@ slow clients entirely, terminates TLS and sets the client address header the app
 
 Environment: ``PORT`` (default 8000; bound on all interfaces), ``GUNICORN_BIND`` (overrides
 the whole address), ``WEB_CONCURRENCY`` (workers, default 2), ``CASINO_WEB_THREADS`` (threads
-per worker, default 8).
+per worker, default 8), ``CASINO_WEB_KEEPALIVE`` (seconds an idle connection is kept, default 5).
 """
 
 from __future__ import annotations
@@ -50,7 +50,10 @@ threads = int(os.environ.get("CASINO_WEB_THREADS", "8"))
 # catches a worker whose loop is truly stuck.
 timeout = 30
 graceful_timeout = 10
-keepalive = 5
+# Seconds an idle kept connection stays open. gthread parks an idle connection on the
+# worker's poller (selectors), not on a thread: idle connections cost a file descriptor each,
+# up to worker_connections (1000) - threads per worker, and no thread.
+keepalive = int(os.environ.get("CASINO_WEB_KEEPALIVE", "5"))
 limit_request_line = 4094
 limit_request_fields = 100
 limit_request_field_size = 8190

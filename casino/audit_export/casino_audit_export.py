@@ -2,7 +2,7 @@
 """Check a casino ledger export offline, with nothing but the Python standard library.
 
     python3 casino_audit_export.py export.ndjson [--json] [--key PUBLIC_KEY ...]
-        [--pin SEQ:HASH ...] [--pin-file FILE] [--allow-unsealed] [--jobs N]
+        [--pin SEQ:HASH ...] [--pin-file FILE] [--allow-unsealed] [--jobs N] [--state FILE]
 
 An export (``casino export`` or ``GET /api/v1/ledger/export``) is a file of JSON lines; the
 format is specified in docs/audit.md of the casino project. This file is all an auditor
@@ -49,6 +49,16 @@ keys the export itself names, which shows only that the export is consistent wit
 An export whose last checkpoints were left out reads as one made before them, with more
 transactions unsealed: pin the latest checkpoint you know (``--pin``, or the saved list of
 ``--pin-file``), and leave ``--allow-unsealed`` out unless you expect unsealed ones.
+
+An incremental audit (a daily one) reads only what is new: ``--state FILE`` saves, when
+every check holds, the state at the last checkpoint verified (each wallet's chain head and
+balance, the checkpoint chain, each seed's nonces dealt, the rounds still open and what
+their transactions moved, the money in play). The next run with the same ``--state FILE``
+reads ``casino export --from-checkpoint N`` of that checkpoint and checks it against the
+state, as the rest of a full export would be checked: the export's anchor must be the saved
+checkpoint itself, its wallets must open where the saved chains end, every pin up to that
+checkpoint must be in the saved chain (else the state is refused: exit status 2). Keep the
+state file as safe as the pins: it stands for everything verified before it.
 
 ``--jobs N`` lets N worker processes do the half of the work each line allows by itself
 (parsing, hashing, re-dealing, recomputing payouts) while this process does the rest in
@@ -1222,10 +1232,12 @@ class RoundMoney:
         "balance_after",
         "currency",
         "expected",
+        "ids",
         "last_after",
         "last_seq",
         "line",
         "moved",
+        "open_ante",
         "pending",
         "wallet",
     )
@@ -1248,6 +1260,8 @@ class RoundMoney:
         self.moved = [0, 0, 0]
         self.last_seq = 0
         self.last_after: int | None = None
+        self.ids: tuple[int, ...] = ()  # all of its transactions (for a saved state)
+        self.open_ante = 0  # its ante while it awaits a decision (for a saved state)
 
 
 @dataclass
@@ -1266,6 +1280,7 @@ class Verifier:
         *,
         pins: dict[int, str] | None = None,
         allow_unsealed: bool = False,
+        state: dict[str, Any] | None = None,
     ) -> None:
         self.check = {name: Check(name) for name in CHECKS}
         self.fmt = self.check["format"]
@@ -1288,6 +1303,7 @@ class Verifier:
         self.header: dict[str, Any] | None = None
         self.trailer_seen = False
         self.partial = False
+        self.from_checkpoint: int | None = None
         self.to_end = True
         self.counts: Counter[str] = Counter()
         self.accounts: dict[str, tuple[str, str]] = {}  # key -> (kind, currency)
@@ -1321,7 +1337,16 @@ class Verifier:
         self.in_body = False  # past the header, accounts, seeds and anchor
         self.late_seeds = False
         self.raw = b""  # the current line
+        # The wallets and positions the last checkpoint read sealed (for a saved state).
+        self.batch_members_sealed: list[tuple[Wallet, int]] = []
         self._new_batch()
+        # An incremental audit (``--state``): what the run that verified the checkpoint this
+        # export continues saved, and what this run will save at its own last checkpoint.
+        self.resumed = state
+        self.saved = Saved(state)
+        self.carried: dict[str, dict[str, Any]] = {}  # rounds left open, not continued yet
+        if state is not None:
+            self._resume(state)
         self.started = time.perf_counter()
         # What each kind of line is handed to: its document, or a transaction's or round's facts.
         self.handlers: dict[str, Callable[[Any], None]] = {
@@ -1342,6 +1367,72 @@ class Verifier:
         self.batch_leaves = 0  # of which are leaves (transactions outside a partial range)
         self.batch_moves: Counter[str] = Counter()  # shared accounts' postings
         self.batch_members: list[tuple[Wallet, int]] = []
+
+    @property
+    def lenient(self) -> bool:
+        """A partial export read on its own: what lies before it is unknown, so rounds
+        with transactions outside it and the money in play cannot be checked. Continued from
+        a saved state (``--state``), it is known: everything is checked as in a full one."""
+        return self.partial and self.resumed is None
+
+    # --- continuing from a saved state (--state) -----------------------------------------
+
+    def _resume(self, state: dict[str, Any]) -> None:
+        """Start where the run that saved ``state`` stopped: at its last checkpoint."""
+        self.in_play.update(state["in_play"])
+        self.open_antes.update(state["open_antes"])
+        self.unchecked.extend(state["unchecked"])
+        self.order = (state["order"][0], state["order"][1])
+        self.carried = dict(state["rounds"])
+        # The pins the saved chain of checkpoints already holds were checked by ``main``.
+        for seq in self.pins:
+            if seq <= state["checkpoint"]["seq"]:
+                self.pins_seen[seq] = 0
+
+    def _resumed_header(self, doc: dict[str, Any]) -> None:
+        state = self.resumed
+        assert state is not None
+        if self.from_checkpoint != state["checkpoint"]["seq"]:
+            where = (
+                f"from checkpoint {self.from_checkpoint}"
+                if self.from_checkpoint is not None
+                else "not an export from a checkpoint"
+            )
+            raise StateMismatch(
+                f"the state was saved at checkpoint {state['checkpoint']['seq']}: verify "
+                f"`casino export --from-checkpoint {state['checkpoint']['seq']}` with it; this "
+                f"export is {where}"
+            )
+        if doc.get("operator", DEFAULT_OPERATOR) != state["operator"]:
+            raise StateMismatch(
+                f"the state is of operator {state['operator']!r}, the export of "
+                f"{doc.get('operator', DEFAULT_OPERATOR)!r}"
+            )
+
+    @staticmethod
+    def _was_dealt(seed: Seed, nonce: int) -> bool:
+        offset = nonce - seed.first_nonce
+        if not 0 <= offset < 2**30:
+            return False
+        byte, bit = divmod(offset, 8)
+        return byte < len(seed.dealt) and bool(seed.dealt[byte] >> bit & 1)
+
+    def _continue_round(self, round_id: str, account: RoundMoney, carried: dict[str, Any]) -> None:
+        """A round the last run left open at its checkpoint: what its transactions moved
+        then counts, and its ante held in play then is replaced by what it holds now."""
+        check = self.check["rounds"]
+        if (carried["wallet"], carried["currency"]) != (account.wallet, account.currency):
+            check.fail(account.line, f"round {round_id}: another wallet than when it was placed")
+        seen = set(carried["seen"])
+        if not seen <= set(account.ids):
+            check.fail(account.line, f"round {round_id}: transactions it had before are gone")
+        account.pending -= seen
+        account.moved = list(carried["moved"])
+        account.last_seq, account.last_after = carried["last_seq"], carried["last_after"]
+        if carried["open_ante"]:
+            self.open_antes[carried["currency"]] -= carried["open_ante"]
+        del self.carried[round_id]
+        self.saved.recounted += 1  # its line was counted by the last run already
 
     # --- lines ---------------------------------------------------------------------------
 
@@ -1398,7 +1489,12 @@ class Verifier:
         self.header = doc
         if doc["format"] != FORMAT:
             fmt.fail(self.line, f"format {doc['format']!r}: this verifier reads {FORMAT}")
-        self.partial = doc["since"] is not None or doc["until"] is not None
+        self.from_checkpoint = doc.get("from_checkpoint")
+        self.partial = (
+            doc["since"] is not None or doc["until"] is not None or self.from_checkpoint is not None
+        )
+        if self.resumed is not None:
+            self._resumed_header(doc)
         operator = doc.get("operator", DEFAULT_OPERATOR)
         if not isinstance(operator, str) or not operator or ":" in operator:
             fmt.fail(self.line, f"operator {operator!r} is not an operator's id")
@@ -1442,6 +1538,7 @@ class Verifier:
         )
         if key != expected or (kind == "wallet") != (player is not None):
             check.fail(self.line, f"account key {key} does not match its kind and owner")
+        self.saved.account_seen(check, self.line, key, (kind, currency))
         self.accounts[key] = (kind, currency)
         head, opening = doc["head"], doc["opening"]
         if kind != "wallet":
@@ -1464,6 +1561,9 @@ class Verifier:
             "chain_hash": GENESIS,
         }:
             check.fail(self.line, f"wallet {key}: a full export starts every chain at genesis")
+        if self.resumed is not None:
+            # Where each chain starts is what the last run verified, not what the export says.
+            opening = self.saved.opening(self.check["wallet_chains"], self.line, key, opening)
         self.wallets[key] = Wallet(key, head, opening)
 
     def _seed(self, doc: dict[str, Any]) -> None:
@@ -1484,7 +1584,10 @@ class Verifier:
                 seed = None
         if commitment in self.seeds:
             rounds.fail(self.line, f"seed {doc['id']}: commitment listed twice")
-        self.seeds[commitment] = Seed(doc["player_id"], seed, first, after, bytearray())
+        dealt = bytearray()
+        if self.resumed is not None:
+            dealt = self.saved.dealt(rounds, self.line, commitment, doc["player_id"], first)
+        self.seeds[commitment] = Seed(doc["player_id"], seed, first, after, dealt)
         # The seeds the rounds are re-dealt with when their lines are read.
         if seed is None:
             self.revealed.pop(commitment, None)
@@ -1511,8 +1614,20 @@ class Verifier:
         # Fairness: the seed committed to, a nonce of its own (the cards it deals were
         # compared when the line was read).
         seed = self.seeds.get(seed_hash)
+        carried = self.carried.get(round_id) if self.carried else None
         if seed is None:
             check.fail(line, f"round {round_id}: its server seed is not in the export")
+        elif carried is not None:
+            # A round the last run read whole up to its checkpoint, decided since: its nonce
+            # is the one it was dealt with then (already counted), its seed the same.
+            if not self._was_dealt(seed, nonce):
+                check.fail(line, f"round {round_id}: not the nonce it was dealt with before")
+            if seed.player_id != player:
+                check.fail(line, f"round {round_id}: dealt from another player's seed")
+            if seed.seed is not None:
+                self.redealt += 1
+                if round_id in self.unchecked:  # listed by the last run: re-dealt now
+                    self.unchecked.remove(round_id)
         else:
             if seed.player_id != player:
                 check.fail(line, f"round {round_id}: dealt from another player's seed")
@@ -1526,6 +1641,7 @@ class Verifier:
                 if seed.dealt[byte] >> bit & 1:
                     check.fail(line, f"round {round_id}: nonce {nonce} dealt twice")
                 seed.dealt[byte] |= 1 << bit
+                self.saved.touched_seeds.add(seed_hash)
             if seed.seed is None:
                 self.unchecked.append(round_id)
             else:
@@ -1541,9 +1657,13 @@ class Verifier:
             self.open_antes[currency] += open_ante
         if round_id in self.rounds:
             check.fail(line, f"round {round_id} listed twice")
-        self.rounds[round_id] = RoundMoney(
-            line, wallet, currency, expected, balance_after, set(ids)
-        )
+        account = RoundMoney(line, wallet, currency, expected, balance_after, set(ids))
+        account.ids = tuple(ids)
+        account.open_ante = open_ante
+        if carried is not None:
+            self._continue_round(round_id, account, carried)
+        self.rounds[round_id] = account
+        self.saved.touched_rounds.add(round_id)
 
     def _round_transaction(
         self,
@@ -1560,7 +1680,7 @@ class Verifier:
         check = self.check["rounds"]
         money = self.rounds.get(round_id)
         if money is None:
-            if kind in ROUND_OPENERS or not self.partial:
+            if kind in ROUND_OPENERS or not self.lenient:
                 check.fail(
                     self.line,
                     f"transaction {tx_id} belongs to round {round_id}, "
@@ -1581,9 +1701,13 @@ class Verifier:
         total[2] += moved[2]
         if seq > money.last_seq:
             money.last_seq, money.last_after = seq, after
+        self.saved.touched_rounds.add(round_id)
         if not money.pending:
             self._round_money(round_id, money)
             del self.rounds[round_id]
+            if money.open_ante:
+                # Awaiting a decision: the next part of an incremental audit continues it.
+                self.saved.awaiting[round_id] = money
 
     def _round_money(self, round_id: str, money: RoundMoney) -> None:
         check = self.check["rounds"]
@@ -1791,6 +1915,12 @@ class Verifier:
         if not self.partial or self.anchor:
             self.check["format"].fail(self.line, "an anchor belongs to a partial export, once")
         self.anchor = True
+        if self.resumed is not None and cp != self.resumed["checkpoint"]:
+            raise StateMismatch(
+                f"the export continues checkpoint {cp.get('seq')} ({str(cp.get('hash'))[:16]}...),"
+                f" the state was saved at checkpoint {self.resumed['checkpoint']['seq']} "
+                f"({self.resumed['checkpoint']['hash'][:16]}...)"
+            )
         self._signed(cp)
         self._pinned(cp)
         self.anchor_seq = self.last_checkpoint = cp["seq"]
@@ -1843,12 +1973,14 @@ class Verifier:
                 )
         for wallet, position in self.batch_members:
             wallet.sealed_max = max(wallet.sealed_max, position)
+        self.batch_members_sealed = self.batch_members
         self.cp_leaves_total += self.batch_leaves
         self.cp_seq, self.cp_prev, self.cp_from = seq + 1, cp["hash"], cp["commit_to"]
         self.cp_total = cp["total_count"]
         self.cp_balances = dict(cp["balances"])
         self.cp_count += 1
         self._new_batch()
+        self.saved.at_checkpoint(self, cp)
 
     # --- the end -------------------------------------------------------------------------
 
@@ -1907,16 +2039,19 @@ class Verifier:
                         f"{wallet.key}: balance {head['balance']}, "
                         f"its postings make {wallet.balance}",
                     )
+        if self.resumed is not None:
+            for key in sorted(set(self.saved.accounts) - self.saved.accounts_seen):
+                c["accounts"].fail(None, f"account {key} was in the ledger before, not now")
         rounds = c["rounds"]
         for round_id, money in self.rounds.items():
-            if self.partial:
+            if self.lenient:
                 self.money_outside += 1
             else:
                 rounds.fail(
                     money.line,
                     f"round {round_id}: transactions {sorted(money.pending)} are missing",
                 )
-        if not self.partial:
+        if not self.lenient:
             for currency in sorted(set(self.in_play) | set(self.open_antes)):
                 if self.in_play[currency] != self.open_antes[currency]:
                     c["in_play"].fail(
@@ -1950,6 +2085,13 @@ class Verifier:
                 "transactions_of_earlier_rounds": self.outside_rounds,
             },
             "unchecked_rounds": self.unchecked,
+            "incremental": None
+            if self.resumed is None
+            else {
+                "from_checkpoint": self.resumed["checkpoint"]["seq"],
+                "rounds_before": self.resumed["totals"].get("round", 0),
+                "transactions_before": self.resumed["totals"].get("transaction", 0),
+            },
             "seconds": round(elapsed, 3),
             "rounds_per_second": round(self.round_ids_seen / elapsed) if elapsed else None,
         }
@@ -2016,7 +2158,7 @@ class Verifier:
         )
         c["in_play"].detail = (
             "not checkable in a partial export"
-            if self.partial
+            if self.lenient
             else f"in play = the antes of open rounds ({sum(self.open_antes.values())})"
         )
         outside = (
@@ -2031,6 +2173,183 @@ class Verifier:
             f"{self.money_checked} matched by their transactions{outside}; "
             f"{len(self.unchecked)} not re-dealt (seed not revealed)"
         )
+
+
+# =============================================================================================
+# An incremental audit (``--state FILE``): what a run saves at the last checkpoint it
+# verified, so that the next run reads only ``casino export --from-checkpoint N`` and checks it
+# with the same guarantees as a full run.
+# =============================================================================================
+
+STATE_FORMAT = "casino-audit-state-v1"
+
+
+class StateMismatch(Exception):
+    """The saved state and the export (or the pins) do not belong together: refused."""
+
+
+class Saved:
+    """The verifier's state as it stood at the last checkpoint read: every wallet's chain
+    head and balance, the checkpoint chain, each seed's nonces dealt, the rounds still open
+    and what their transactions moved so far, the money in play. Updated at each checkpoint
+    with only what changed since the one before (what the lines after the last checkpoint
+    did is not in it: they are read again, with the next part)."""
+
+    def __init__(self, state: dict[str, Any] | None) -> None:
+        state = state or {}
+        self.accounts: dict[str, list[str]] = dict(state.get("accounts", {}))
+        self.accounts_seen: set[str] = set()
+        self.wallets: dict[str, list[Any]] = dict(state.get("wallets", {}))
+        self.seeds: dict[str, list[Any]] = dict(state.get("seeds", {}))
+        self.rounds: dict[str, dict[str, Any]] = dict(state.get("rounds", {}))
+        self.chain: list[list[Any]] = list(state.get("chain", []))
+        self.checkpoint: dict[str, Any] | None = state.get("checkpoint")
+        self.in_play: dict[str, int] = dict(state.get("in_play", {}))
+        self.open_antes: dict[str, int] = dict(state.get("open_antes", {}))
+        self.order: list[int] = list(state.get("order", [-1, -1]))
+        self.unchecked = len(state.get("unchecked", []))
+        self.totals: dict[str, int] = dict(state.get("totals", {}))
+        self.touched_rounds: set[str] = set()
+        self.touched_seeds: set[str] = set()
+        self.awaiting: dict[str, RoundMoney] = {}
+        self.counted: Counter[str] = Counter()  # lines up to the last checkpoint
+        self.recounted = 0  # rounds continued from the state (counted before)
+        self.recounted_at_checkpoint = 0
+        self.blocked: str | None = None  # why no state can be saved
+
+    def account_seen(self, check: Check, line: int, key: str, shape: tuple[str, str]) -> None:
+        self.accounts_seen.add(key)
+        known = self.accounts.get(key)
+        if known is not None and tuple(known) != shape:
+            check.fail(line, f"account {key}: another kind or currency than before")
+
+    def opening(
+        self, check: Check, line: int, key: str, opening: dict[str, Any] | None
+    ) -> dict[str, Any]:
+        """Where a wallet's chain starts: as the state saved it (genesis for a new one);
+        the export's opening, when it gives one, must say the same."""
+        length, chain_hash, balance = self.wallets.get(key, (0, GENESIS, 0))
+        start = {"balance": balance, "chain_length": length, "chain_hash": chain_hash}
+        if opening is not None and opening != start:
+            check.fail(
+                line,
+                f"wallet {key}: the export opens its chain at {opening['chain_length']} links, "
+                f"balance {opening['balance']}; the state saved {length}, balance {balance}",
+            )
+        return start
+
+    def dealt(self, check: Check, line: int, commitment: str, player: str, first: int) -> bytearray:
+        known = self.seeds.get(commitment)
+        if known is None:
+            return bytearray()
+        if (known[0], known[1]) != (player, first):
+            check.fail(
+                line, f"seed {commitment[:16]}...: another player or first nonce than before"
+            )
+        return bytearray(bytes.fromhex(known[2]))
+
+    def at_checkpoint(self, verifier: Verifier, cp: dict[str, Any]) -> None:
+        for wallet, _ in verifier.batch_members_sealed:
+            if wallet.pending:
+                self.blocked = f"{wallet.key} has links read ahead of a gap at a checkpoint"
+            self.wallets[wallet.key] = [wallet.next_seq - 1, wallet.prev_hash, wallet.balance]
+        for commitment in self.touched_seeds:
+            seed = verifier.seeds[commitment]
+            self.seeds[commitment] = [seed.player_id, seed.first_nonce, seed.dealt.hex()]
+        self.touched_seeds.clear()
+        for round_id in self.touched_rounds:
+            money = verifier.rounds.get(round_id) or self.awaiting.get(round_id)
+            if money is None:
+                self.rounds.pop(round_id, None)
+            else:
+                self.rounds[round_id] = {
+                    "wallet": money.wallet,
+                    "currency": money.currency,
+                    "moved": list(money.moved),
+                    "last_seq": money.last_seq,
+                    "last_after": money.last_after,
+                    "seen": sorted(set(money.ids) - money.pending),
+                    "open_ante": money.open_ante,
+                }
+        self.touched_rounds.clear()
+        self.chain.append([cp["seq"], cp["hash"]])
+        # As an anchor gives it: the checkpoint without the line's own fields.
+        self.checkpoint = {k: v for k, v in cp.items() if k not in ("type", "prev")}
+        self.in_play = {k: v for k, v in verifier.in_play.items() if v}
+        self.open_antes = {k: v for k, v in verifier.open_antes.items() if v}
+        self.order = list(verifier.order)
+        self.unchecked = len(verifier.unchecked)
+        self.counted = Counter(verifier.counts)
+        self.recounted_at_checkpoint = self.recounted
+
+    def state(self, verifier: Verifier) -> dict[str, Any] | None:
+        """The state to save (None when there is no checkpoint to save it at)."""
+        if self.checkpoint is None or self.blocked:
+            return None
+        for key in self.accounts_seen:
+            self.accounts[key] = list(verifier.accounts[key])
+        totals = Counter(self.totals)
+        if verifier.resumed is None or verifier.cp_count:
+            totals.update({k: v for k, v in self.counted.items() if k in ("round", "transaction")})
+            totals["round"] -= self.recounted_at_checkpoint
+        body = {
+            "format": STATE_FORMAT,
+            "operator": verifier.operator,
+            "checkpoint": self.checkpoint,
+            "chain": self.chain,
+            "accounts": dict(sorted(self.accounts.items())),
+            "wallets": dict(sorted(self.wallets.items())),
+            "seeds": dict(sorted(self.seeds.items())),
+            "rounds": dict(sorted(self.rounds.items())),
+            "in_play": dict(sorted(self.in_play.items())),
+            "open_antes": dict(sorted(self.open_antes.items())),
+            "order": self.order,
+            "unchecked": verifier.unchecked[: self.unchecked],
+            "totals": dict(sorted(totals.items())),
+        }
+        body["digest"] = sha256_hex(canonical(body))
+        return body
+
+
+def read_state(path: str) -> dict[str, Any]:
+    """A state saved by ``--state``; ValueError when it is not one, or was edited."""
+    with open(path, encoding="utf-8") as handle:
+        state = json.load(handle)
+    if not isinstance(state, dict) or state.get("format") != STATE_FORMAT:
+        raise ValueError(f"{path} is not a {STATE_FORMAT} file")
+    digest = state.pop("digest", None)
+    if digest != sha256_hex(canonical(state)):
+        raise ValueError(f"{path} was changed after it was saved (its digest does not match)")
+    return state
+
+
+def check_state_pins(state: dict[str, Any], pins: dict[int, str]) -> None:
+    """Every pinned checkpoint up to the state's must be in its chain as pinned: a state
+    saved from another history than the one pinned is refused."""
+    chain = {seq: digest for seq, digest in state["chain"]}
+    last = state["checkpoint"]["seq"]
+    for seq, digest in sorted(pins.items()):
+        if seq > last:
+            continue
+        if seq not in chain:
+            raise StateMismatch(
+                f"checkpoint {seq} is pinned; the state's chain does not hold it (it was "
+                "saved from a part that began after it)"
+            )
+        if chain[seq] != digest:
+            raise StateMismatch(
+                f"checkpoint {seq} is pinned with hash {digest[:16]}...; the state was saved "
+                f"from a ledger where it is {chain[seq][:16]}...: not the history pinned"
+            )
+
+
+def write_state(path: str, state: dict[str, Any]) -> None:
+    """Written under PATH.part, then renamed: never a half-written state."""
+    partial = f"{path}.part"
+    with open(partial, "w", encoding="utf-8") as handle:
+        handle.write(_CANONICAL.encode(state))
+        handle.write("\n")
+    os.replace(partial, path)
 
 
 # =============================================================================================
@@ -2071,17 +2390,47 @@ def verify(
     ``pins`` (checkpoint number -> hash) must all be in the export, as given. With ``jobs``
     > 1 that many worker processes read the lines, about ``block_size`` bytes at a time,
     where the platform can start processes; the summary is the same either way."""
+    summary, _ = verify_continuing(
+        export,
+        keys,
+        None,
+        jobs=jobs,
+        block_size=block_size,
+        allow_unsealed=allow_unsealed,
+        pins=pins,
+    )
+    return summary
+
+
+def verify_continuing(
+    export: Iterable[bytes] | BinaryIO,
+    keys: Sequence[bytes | Trusted],
+    state: dict[str, Any] | None,
+    *,
+    jobs: int = 1,
+    block_size: int = BLOCK_SIZE,
+    allow_unsealed: bool = False,
+    pins: dict[int, str] | None = None,
+) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """``verify``, continuing from ``state`` (a state saved by an earlier run, read with
+    ``read_state``; None: from the start, a full export) when given; also the state to save
+    at the last checkpoint this run verified (None if it has none, or a check failed).
+    Raises ``StateMismatch`` when the export (or a pin) does not continue the state."""
+    if state is not None:
+        check_state_pins(state, dict(pins or {}))
     # The verifier makes no reference cycles: the garbage collector's passes over the many
     # small objects it keeps (and those the workers' records arrive as) are pure loss. It
     # is paused meanwhile (for the whole process, so also for any other thread in it).
     collecting = gc.isenabled()
     gc.disable()
     try:
-        verifier = Verifier(keys, pins=pins, allow_unsealed=allow_unsealed)
-        return _verify(_blocks(export, block_size), verifier, jobs)
+        verifier = Verifier(keys, pins=pins, allow_unsealed=allow_unsealed, state=state)
+        summary = _verify(_blocks(export, block_size), verifier, jobs)
     finally:
         if collecting:
             gc.enable()
+    saved = verifier.saved.state(verifier) if summary["ok"] else None
+    return summary, saved
 
 
 def _verify(blocks: Iterator[bytes], verifier: Verifier, jobs: int) -> dict[str, Any]:
@@ -2278,6 +2627,16 @@ def format_summary(summary: dict[str, Any], *, listed: int = 20) -> str:
         f"{summary['rounds']['total']} rounds, {summary['counts'].get('transaction', 0)} "
         f"transactions in {summary['seconds']} s" + (f" ({rate} rounds/s)" if rate else "")
     )
+    incremental = summary.get("incremental")
+    if incremental:
+        out.append(
+            f"continued from the state saved at checkpoint {incremental['from_checkpoint']} "
+            f"({incremental['rounds_before']} rounds and {incremental['transactions_before']} "
+            "transactions verified before)"
+        )
+    if summary.get("state_saved"):
+        saved = summary["state_saved"]
+        out.append(f"state saved at checkpoint {saved['checkpoint']} to {saved['file']}")
     failed = sum(not check["ok"] for check in summary["checks"])
     out.append(
         "verify-export: all checks passed"
@@ -2343,6 +2702,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="BYTES",
         help=f"bytes of lines a worker is given at a time (default {BLOCK_SIZE})",
     )
+    parser.add_argument(
+        "--state",
+        metavar="FILE",
+        help="an incremental audit: when FILE exists, the export must be `casino export "
+        "--from-checkpoint N` of the checkpoint the state in FILE was saved at, and is checked "
+        "as the rest of the ledger (with the same guarantees as a full export); when every "
+        "check holds, FILE is (re)written with the state at the last checkpoint verified",
+    )
     args = parser.parse_args(argv)
     if args.jobs < 1 or args.block_size < 1:
         parser.error("--jobs and --block-size must be at least 1")
@@ -2356,6 +2723,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (OSError, ValueError) as error:
         print(f"error: bad --pin or --pin-file: {error}", file=sys.stderr)
         return EXIT_UNREADABLE
+    state = None
+    if args.state is not None and os.path.exists(args.state):
+        try:
+            state = read_state(args.state)
+        except (OSError, ValueError) as error:
+            print(f"error: bad --state: {error}", file=sys.stderr)
+            return EXIT_UNREADABLE
     options: dict[str, Any] = {
         "jobs": args.jobs,
         "block_size": args.block_size,
@@ -2364,13 +2738,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     }
     try:
         if args.file == "-":
-            summary = verify(sys.stdin.buffer, keys, **options)
+            summary, saved = verify_continuing(sys.stdin.buffer, keys, state, **options)
         else:
             with open(args.file, "rb") as export:
-                summary = verify(export, keys, **options)
+                summary, saved = verify_continuing(export, keys, state, **options)
     except OSError as error:
         print(f"error: cannot read {args.file}: {error}", file=sys.stderr)
         return EXIT_UNREADABLE
+    except StateMismatch as error:
+        print(f"error: refused: {error}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    if args.state is not None and saved is not None:
+        write_state(args.state, saved)
+        summary["state_saved"] = {"file": args.state, "checkpoint": saved["checkpoint"]["seq"]}
     print(json.dumps(summary, indent=2) if args.json else format_summary(summary))
     return EXIT_OK if summary["ok"] else EXIT_FAILED
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
 from datetime import datetime
+from typing import Any
 
 import click
 
@@ -35,6 +37,14 @@ class _Moment(click.ParamType):
 @click.option("--since", type=_Moment(), default=None, help="From this time (included).")
 @click.option("--until", type=_Moment(), default=None, help="To this time (excluded).")
 @click.option(
+    "--from-checkpoint",
+    "from_checkpoint",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Only what follows checkpoint N: the next part of an incremental audit, checked "
+    "with casino verify-export --state FILE (the state a run saved at checkpoint N).",
+)
+@click.option(
     "--output",
     "-o",
     default="-",
@@ -54,30 +64,44 @@ def export(
     until: datetime | None,
     output: str,
     operator: str,
+    from_checkpoint: int | None,
 ) -> None:
     """Export an operator's ledger for auditors (NDJSON, docs/audit.md): every account,
     transaction, round, revealed server seed and signed checkpoint of it, from one snapshot.
-    --since/--until make a partial export. Check it with `casino verify-export FILE`."""
+    --since/--until make a partial export, --from-checkpoint N the part after checkpoint N.
+    Check it with `casino verify-export FILE`."""
     from casino.service.errors import ServiceError
-    from casino.service.export import export as run
+    from casino.service.export import export as export_ledger
     from casino.service.ledger_reads import check_range
+    from casino.store.export_plan import NoSuchCheckpoint
 
     try:
         since, until = check_range(since, until)
     except ServiceError as error:
         raise click.BadParameter(str(error)) from None
+    if from_checkpoint is not None and (since is not None or until is not None):
+        raise click.BadParameter("--from-checkpoint does not go with --since or --until")
     keys = signing_settings().trusted()
     written = 0
+
+    def run(uow: Any) -> Iterator[bytes]:
+        try:
+            yield from export_ledger(
+                uow, since=since, until=until, keys=keys, from_checkpoint=from_checkpoint
+            )
+        except NoSuchCheckpoint as error:
+            raise click.ClickException(str(error)) from None
+
     with _unit_of_work(url, operator) as uow:
         if output == "-":
-            for chunk in run(uow, since=since, until=until, keys=keys):
+            for chunk in run(uow):
                 sys.stdout.buffer.write(chunk)
             sys.stdout.buffer.flush()
             return
         partial = f"{output}.part"
         try:
             with open(partial, "wb") as sink:
-                for chunk in run(uow, since=since, until=until, keys=keys):
+                for chunk in run(uow):
                     sink.write(chunk)
                     written += len(chunk)
         except BaseException:

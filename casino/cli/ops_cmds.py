@@ -319,14 +319,43 @@ def resolve_stale(url: str | None, older_than: str) -> None:
 @click.command("purge-idempotency")
 @_db_option
 @click.option("--older-than", "older_than", default="24h", show_default=True)
-def purge_idempotency(url: str | None, older_than: str) -> None:
-    """Forget idempotency records older than the given age (at least 24h)."""
+@click.option(
+    "--batch",
+    "batch",
+    type=click.IntRange(min=1),
+    default=10_000,
+    show_default=True,
+    help="Records deleted per database transaction (short locks, no burst of WAL).",
+)
+@click.option(
+    "--every",
+    "every",
+    type=click.FloatRange(min=1),
+    default=None,
+    help="Keep purging, this many seconds apart (the Procfile's purger); default: once.",
+)
+def purge_idempotency(url: str | None, older_than: str, batch: int, every: float | None) -> None:
+    """Forget idempotency records older than the given age (at least 24h): a replay of a
+    request older than that is a new request. Run it on a schedule (--every, or cron): the
+    table then holds a day of records, however long the ledger's history."""
+    import time
+
     from casino.service.idempotency import purge_idempotency as purge
 
-    with _unit_of_work(url) as uow:
-        removed = purge(uow, parse_duration(older_than))
-        uow.commit()
-    click.echo(f"{removed} record(s) removed")
+    age = parse_duration(older_than)
+    while True:
+        removed = 0
+        while True:
+            with _unit_of_work(url) as uow:
+                deleted = purge(uow, age, batch)
+                uow.commit()
+            removed += deleted
+            if deleted < batch:
+                break
+        click.echo(f"{removed} record(s) removed")
+        if every is None:
+            return
+        time.sleep(every)
 
 
 @click.command("purge-free-play")

@@ -70,13 +70,22 @@ def export(
     until: datetime | None,
     keys: Sequence[VerifyingKey | TrustedKey],
     chunk: int = CHUNK,
+    from_checkpoint: int | None = None,
 ) -> Iterator[bytes]:
     """The export of ``uow``'s database, as chunks of whole lines. ``uow`` must be fresh
-    (nothing read yet), so that the whole export reads one snapshot; it is only read."""
+    (nothing read yet), so that the whole export reads one snapshot; it is only read.
+    ``from_checkpoint``: only what follows that checkpoint (the next part of an incremental
+    audit; ``NoSuchCheckpoint`` when the chain has no such checkpoint)."""
     since, until = check_range(since, until)
+    if from_checkpoint is not None and (since is not None or until is not None):
+        raise ValueError("an export is either from a checkpoint or of a time range")
     reads = uow.export
     reads.begin()
-    plan = reads.plan(since, until)
+    plan = (
+        reads.plan(since, until)
+        if from_checkpoint is None
+        else reads.plan_from_checkpoint(from_checkpoint)
+    )
     writer = LineWriter()
     pending: list[bytes] = []
     size = 0
@@ -99,7 +108,7 @@ def export(
 def _documents(
     reads: store.ExportStore, plan: store.Plan, keys: Sequence[VerifyingKey | TrustedKey]
 ) -> Iterator[dict]:
-    yield {
+    header: dict[str, Any] = {
         "type": "header",
         "format": FORMAT,
         "exported_at": canonical_time(utcnow()),
@@ -113,6 +122,11 @@ def _documents(
         "keys": [key.to_dict() for key in as_trusted(keys)],
         "specification": "docs/audit.md of the casino project",
     }
+    if plan.from_checkpoint is not None:
+        # Everything after this checkpoint (the anchor): the next part of an incremental
+        # audit, checked against the state the verifier saved at that checkpoint.
+        header["from_checkpoint"] = plan.from_checkpoint
+    yield header
     for account in reads.accounts(plan):
         yield _account(account, plan)
     for seed in reads.seeds(plan):
@@ -133,12 +147,15 @@ def _documents(
     next_checkpoint = next(checkpoints, None)
     if plan.transactions:
         for batch in _batches(reads.transactions(plan), _ROUND_LOOKUP):
+            # After a checkpoint, a round placed before it and decided after comes again,
+            # as it is now, before its first transaction of the export.
+            continued = plan.from_commit is not None
             placing = [
                 tx.round_id
                 for tx in batch
                 if tx.round_id is not None
-                and tx.kind in store.OPENERS
-                and plan.in_range(tx.created_at)
+                and (continued or tx.kind in store.OPENERS)
+                and plan.in_range(tx.created_at, tx.commit_seq)
             ]
             rounds = reads.rounds(placing)
             for tx in batch:
@@ -146,9 +163,9 @@ def _documents(
                 while next_checkpoint is not None and tx.commit_seq >= next_checkpoint.commit_to:
                     yield _checkpoint(next_checkpoint)
                     next_checkpoint = next(checkpoints, None)
-                if plan.in_range(tx.created_at):
+                if plan.in_range(tx.created_at, tx.commit_seq):
                     placed = rounds.get(tx.round_id) if tx.round_id is not None else None
-                    if placed is not None and placed.opener_id == tx.id:
+                    if placed is not None and _round_goes_before(placed, tx, plan):
                         yield _round(placed)
                     yield _transaction(tx)
                 elif plan.sealed_until is not None and tx.commit_seq < plan.sealed_until:
@@ -163,6 +180,17 @@ def _documents(
         next_checkpoint = next(checkpoints, None)
     for unplaced in reads.unplaced_rounds(plan):
         yield _round(unplaced)
+
+
+def _round_goes_before(placed: store.RoundExport, tx: TransactionRecord, plan: store.Plan) -> bool:
+    """A round's line goes right before the transaction that placed it; in an export from a
+    checkpoint, before its first transaction there (its placing one, or a later decision)."""
+    if placed.opener_id == tx.id:
+        return True
+    if plan.from_commit is None or placed.opener_id is None:
+        return False
+    first = next((pair for pair in placed.transaction_order if pair[0] >= plan.from_commit), None)
+    return first == (tx.commit_seq, tx.id)
 
 
 def _batches(items: Iterable[TransactionRecord], size: int) -> Iterator[list[TransactionRecord]]:

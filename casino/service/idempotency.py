@@ -82,6 +82,9 @@ def complete(
     )
 
 
-def purge_idempotency(uow: UnitOfWork, older_than: timedelta = RETENTION) -> int:
-    """Forget records older than ``older_than`` (never less than the 24 h retention)."""
-    return uow.idempotency.purge(utcnow() - max(older_than, RETENTION))
+def purge_idempotency(
+    uow: UnitOfWork, older_than: timedelta = RETENTION, limit: int | None = None
+) -> int:
+    """Forget records older than ``older_than`` (never less than the 24 h retention), at
+    most ``limit`` of them (the oldest): a bounded delete the caller commits, then repeats."""
+    return uow.idempotency.purge(utcnow() - max(older_than, RETENTION), limit)

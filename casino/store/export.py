@@ -27,12 +27,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import ColumnElement, Table, and_, exists, func, literal, select, true
+from sqlalchemy import Table, and_, exists, func, literal, select
 from sqlalchemy.orm import Session
 
 from casino.ledger.accounts import WALLET
 from casino.ledger.checkpoints import Checkpoint
 from casino.store.checkpoints import checkpoint_of
+from casino.store.export_plan import Plan, created_in, plan, plan_from_checkpoint, transactions_in
 from casino.store.models import (
     Account,
     LedgerCheckpoint,
@@ -69,106 +70,6 @@ def begin(session: Session) -> None:
             execution_options={"isolation_level": "REPEATABLE READ", "postgresql_readonly": True}
         )
     session.execute(select(literal(1)))
-
-
-@dataclass(frozen=True)
-class Plan:
-    """What one export reads.
-
-    ``since``/``until``: the time range (UTC, ``until`` excluded), both None for everything.
-    Transaction rows are read for ``lo <= commit_seq < hi`` (None: unbounded); those created
-    in the range are exported whole, the others only below ``sealed_until`` (as leaves of the
-    checkpoints exported). Checkpoints ``first_seq`` .. ``last_seq`` are exported (None:
-    from the first / to the last), ``anchor`` before them.
-    """
-
-    since: datetime | None
-    until: datetime | None
-    lo: int | None = None
-    hi: int | None = None
-    sealed_until: int | None = None
-    first_seq: int | None = None
-    last_seq: int | None = None
-    anchor: Checkpoint | None = None
-    transactions: bool = True
-
-    @property
-    def partial(self) -> bool:
-        return self.since is not None or self.until is not None
-
-    def in_range(self, created_at: datetime) -> bool:
-        return (self.since is None or created_at >= self.since) and (
-            self.until is None or created_at < self.until
-        )
-
-
-def _created_in(table: Table, since: datetime | None, until: datetime | None) -> Any:
-    condition: ColumnElement[bool] = true()
-    if since is not None:
-        condition = and_(condition, table.c.created_at >= since)
-    if until is not None:
-        condition = and_(condition, table.c.created_at < until)
-    return condition
-
-
-def plan(session: Session, operator: str, since: datetime | None, until: datetime | None) -> Plan:
-    if since is None and until is None:
-        return Plan(None, None)
-    in_range = and_(
-        _TRANSACTIONS.c.operator_id == operator, _created_in(_TRANSACTIONS, since, until)
-    )
-    low, high = session.execute(
-        select(func.min(_TRANSACTIONS.c.commit_seq), func.max(_TRANSACTIONS.c.commit_seq)).where(
-            in_range
-        )
-    ).one()
-    chain = _CHECKPOINTS.c.operator_id == operator
-    if low is None:
-        # Nothing in the range: no transaction rows, no checkpoints (seq 1 to 0).
-        return Plan(since, until, first_seq=1, last_seq=0, transactions=False)
-    low, high = int(low), int(high)
-    first = _one_checkpoint(
-        select(_CHECKPOINTS)
-        .where(chain, _CHECKPOINTS.c.commit_to > low)
-        .order_by(_CHECKPOINTS.c.seq)
-        .limit(1),
-        session,
-    )
-    if first is None:
-        # Nothing in the range is sealed yet: the last checkpoint is where the chain stands.
-        anchor = _one_checkpoint(
-            select(_CHECKPOINTS).where(chain).order_by(_CHECKPOINTS.c.seq.desc()).limit(1),
-            session,
-        )
-        return Plan(since, until, lo=low, hi=high + 1, anchor=anchor, first_seq=1, last_seq=0)
-    last = _one_checkpoint(
-        select(_CHECKPOINTS)
-        .where(chain, _CHECKPOINTS.c.commit_from <= high)
-        .order_by(_CHECKPOINTS.c.seq.desc())
-        .limit(1),
-        session,
-    )
-    assert last is not None  # ``first`` is one
-    anchor = None
-    if first.seq > 1:
-        anchor = _one_checkpoint(
-            select(_CHECKPOINTS).where(chain, _CHECKPOINTS.c.seq == first.seq - 1), session
-        )
-    return Plan(
-        since,
-        until,
-        lo=first.commit_from,
-        hi=max(high + 1, last.commit_to),
-        sealed_until=last.commit_to,
-        first_seq=first.seq,
-        last_seq=last.seq,
-        anchor=anchor,
-    )
-
-
-def _one_checkpoint(query: Any, session: Session) -> Checkpoint | None:
-    row = session.execute(query).one_or_none()
-    return None if row is None else checkpoint_of(row)
 
 
 # --- accounts and seeds ----------------------------------------------------------------
@@ -230,7 +131,7 @@ def _openings(operator: str, export: Plan) -> Any:
     t = _TRANSACTIONS
     firsts = (
         select(t.c.wallet_id, func.min(t.c.wallet_seq).label("seq"))
-        .where(t.c.operator_id == operator, _created_in(t, export.since, export.until))
+        .where(t.c.operator_id == operator, transactions_in(t, export))
         .group_by(t.c.wallet_id)
         .subquery()
     )
@@ -258,6 +159,19 @@ def _openings(operator: str, export: Plan) -> Any:
     )
 
 
+def _rounds_in(operator: str, export: Plan) -> Any:
+    """The rounds of the range: created in it, or (after a checkpoint) with a transaction in
+    it, so that a round placed before and decided after comes with its seed."""
+    if export.from_commit is None:
+        return created_in(_ROUNDS, export.since, export.until)
+    t = _TRANSACTIONS
+    return _ROUNDS.c.id.in_(
+        select(t.c.round_id).where(
+            t.c.operator_id == operator, t.c.commit_seq >= export.from_commit
+        )
+    )
+
+
 @dataclass(frozen=True)
 class SeedRecord:
     id: int
@@ -279,7 +193,7 @@ def seeds(session: Session, operator: str, export: Plan) -> Iterator[SeedRecord]
     query = select(s).where(s.c.player_id.in_(players))
     if export.partial:
         used = select(_ROUNDS.c.server_seed_id).where(
-            _ROUNDS.c.operator_id == operator, _created_in(_ROUNDS, export.since, export.until)
+            _ROUNDS.c.operator_id == operator, _rounds_in(operator, export)
         )
         query = query.where(s.c.id.in_(used))
     for row in session.execute(query.order_by(s.c.id).execution_options(yield_per=BATCH)):
@@ -322,6 +236,9 @@ class RoundExport:
     seed_hash: str
     transaction_ids: list[int] = field(default_factory=list)
     opener_id: int | None = None
+    #: Each of ``transaction_ids``'s (commit_seq, id): where the round's first line goes in
+    #: an export from a checkpoint (before its first transaction there).
+    transaction_order: list[tuple[int, int]] = field(default_factory=list)
 
 
 def _round_exports(session: Session, operator: str, query: Any) -> list[RoundExport]:
@@ -336,21 +253,34 @@ def _round_exports(session: Session, operator: str, query: Any) -> list[RoundExp
         # Times come aware and in UTC from their column type (UTCDateTime).
         records.append((RoundRecord(**{name: m[name] for name in ROUND_COLUMNS}), m["seed_hash"]))
     ids: dict[str, list[int]] = defaultdict(list)
+    order: dict[str, list[tuple[int, int]]] = defaultdict(list)
     openers: dict[str, int] = {}
     found = session.execute(
-        select(_TRANSACTIONS.c.round_id, _TRANSACTIONS.c.id, _TRANSACTIONS.c.kind)
+        select(
+            _TRANSACTIONS.c.round_id,
+            _TRANSACTIONS.c.id,
+            _TRANSACTIONS.c.kind,
+            _TRANSACTIONS.c.commit_seq,
+        )
         .where(
             _TRANSACTIONS.c.operator_id == operator,
             _TRANSACTIONS.c.round_id.in_([record.id for record, _ in records]),
         )
         .order_by(_TRANSACTIONS.c.round_id, _TRANSACTIONS.c.id)
     )
-    for round_id, tx_id, kind in found:
+    for round_id, tx_id, kind, commit_seq in found:
         ids[round_id].append(int(tx_id))
+        order[round_id].append((int(commit_seq), int(tx_id)))
         if kind in OPENERS:
             openers.setdefault(round_id, int(tx_id))
     return [
-        RoundExport(record, seed_hash, ids.get(record.id, []), openers.get(record.id))
+        RoundExport(
+            record,
+            seed_hash,
+            ids.get(record.id, []),
+            openers.get(record.id),
+            sorted(order.get(record.id, [])),
+        )
         for record, seed_hash in records
     ]
 
@@ -375,7 +305,9 @@ def unplaced_rounds(session: Session, operator: str, export: Plan) -> Iterator[R
         select(_ROUNDS)
         .where(
             _ROUNDS.c.operator_id == operator,
-            _created_in(_ROUNDS, export.since, export.until),
+            _rounds_in(operator, export)
+            if export.from_commit is None
+            else _ROUNDS.c.created_at >= export.anchor.created_at,  # type: ignore[union-attr]
             ~placed,
         )
         .order_by(_ROUNDS.c.created_at, _ROUNDS.c.id)
@@ -428,6 +360,10 @@ class ExportStore(Repository):
 
     def plan(self, since: datetime | None, until: datetime | None) -> Plan:
         return plan(self.session, self.operator_id, since, until)
+
+    def plan_from_checkpoint(self, seq: int) -> Plan:
+        """Everything after checkpoint ``seq`` (``NoSuchCheckpoint`` if there is none)."""
+        return plan_from_checkpoint(self.session, self.operator_id, seq)
 
     def accounts(self, export: Plan) -> Iterator[AccountRecord]:
         return accounts(self.session, self.operator_id, export)

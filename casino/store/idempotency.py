@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Table, delete, event, select
+from sqlalchemy import Table, delete, event, select, tuple_
 from sqlalchemy.orm import Session
 
 from casino.store import direct
@@ -147,8 +147,19 @@ class IdempotencyStore(Repository):
         }
         self._writes.records.append((row, encoded))
 
-    def purge(self, cutoff: datetime) -> int:
-        result = self.session.execute(delete(_RECORDS).where(_RECORDS.c.created_at < cutoff))
+    def purge(self, cutoff: datetime, limit: int | None = None) -> int:
+        """Delete the records created before ``cutoff`` (at most ``limit`` of them, the
+        oldest first, found by the ``created_at`` index); how many were deleted."""
+        condition = _RECORDS.c.created_at < cutoff
+        if limit is not None:
+            oldest = (
+                select(_RECORDS.c.caller, _RECORDS.c.key)
+                .where(condition)
+                .order_by(_RECORDS.c.created_at)
+                .limit(limit)
+            )
+            condition = tuple_(_RECORDS.c.caller, _RECORDS.c.key).in_(oldest)
+        result = self.session.execute(delete(_RECORDS).where(condition))
         return int(result.rowcount or 0)  # type: ignore[attr-defined]
 
 

@@ -163,3 +163,36 @@ def test_key_lookup_with_authentication_uses_the_whole_primary_key(svc: Svc, rec
     lookup = plan[plan.index("on idempotency_records") :]
     condition = lookup[lookup.index("Index Cond") :].splitlines()[0]
     assert "caller" in condition and "key" in condition, plan
+
+
+def test_purge_in_batches_through_the_command(svc: Svc, db_url: str) -> None:
+    """``casino purge-idempotency --batch N`` deletes the expired records N per database
+    transaction until none is left, and keeps the young ones (issue 24: the table holds a
+    day of records however long the history)."""
+    from click.testing import CliRunner
+
+    from casino.cli import main as casino_cli
+
+    for n in range(7):
+        with svc.uow() as uow:
+            idempotency.complete(uow, "op", f"old-{n}", "fp", 200, {})
+            uow.commit()
+    with svc.uow() as uow:
+        idempotency.complete(uow, "op", "young", "fp", 200, {})
+        uow.session.execute(
+            update(IdempotencyRecord)
+            .where(IdempotencyRecord.key.like("old-%"))
+            .values(created_at=utcnow() - timedelta(days=2))
+        )
+        uow.commit()
+    with svc.uow() as uow:  # a batch: the oldest ones, no more
+        assert idempotency.purge_idempotency(uow, timedelta(hours=24), 3) == 3
+        uow.commit()
+    result = CliRunner().invoke(
+        casino_cli, ["purge-idempotency", "--database-url", db_url, "--batch", "2"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "4 record(s) removed" in result.output
+    with svc.uow() as uow:
+        assert idempotency.begin(uow, "op", "young", "fp") is not None
+        assert all(idempotency.begin(uow, "op", f"old-{n}", "fp") is None for n in range(7))
