@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import MISSING, dataclass, fields
 from datetime import datetime
 from typing import Any
 
@@ -25,7 +25,7 @@ from sqlalchemy.orm import Session
 from casino.engine.casino_war import CasinoWarDeal, CasinoWarRound, Decision, TableRules
 from casino.engine.casino_war import deal_casino_war as deal
 from casino.store.models import SETTLED, Round
-from casino.store.records import ROUND_COLUMNS
+from casino.store.records import ROUND_COLUMNS, RoundRecord
 
 Rig = Callable[[int, CasinoWarDeal], bool]
 
@@ -128,17 +128,17 @@ def _copy_rounds(session: Session, rows: Iterator[dict[str, Any]]) -> int:
     """COPY is some twenty times faster than INSERTs for 100k rows."""
     # A round's own columns; the operator is the database's default (``default``).
     columns = list(ROUND_COLUMNS)
-    json_columns = {"rules", "war"}
+    json_columns = {"rules", "war", "hands"}
+    # The columns added since the rows here were designed take their record's defaults.
+    defaults = {f.name: f.default for f in fields(RoundRecord) if f.default is not MISSING}
     cursor = session.connection().connection.cursor()
     inserted = 0
     with cursor.copy(f"COPY rounds ({', '.join(columns)}) FROM STDIN") as copy:
         for row in rows:
             copy.write_row(
                 [
-                    json.dumps(row[name])
-                    if name in json_columns and row[name] is not None
-                    else row[name]
-                    for name in columns
+                    json.dumps(value) if name in json_columns and value is not None else value
+                    for name, value in ((n, row.get(n, defaults.get(n))) for n in columns)
                 ]
             )
             inserted += 1

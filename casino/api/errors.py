@@ -296,7 +296,8 @@ def handle_service_error(error: service_errors.ServiceError) -> Response:
 
 def handle_engine_error(error: engine_errors.EngineError) -> Response:
     status = _status_for(error, _ENGINE_STATUS, 422)
-    return problem(status, error.code, error.detail)
+    rule = getattr(error, "rule", None)  # InvalidRules names the rule at fault
+    return problem(status, error.code, error.detail, extra=None if rule is None else {"rule": rule})
 
 
 def _validation_errors(messages: Any) -> dict[str, Any]:

@@ -3,31 +3,25 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import UTC
 from typing import Any, ClassVar
 
 import marshmallow as ma
 from marshmallow import validate
 
 from casino.api.fields import (
-    MAX_AMOUNT,
     Amount,
     Currency,
     ExternalRef,
     Pattern,
-    StrictBoolean,
-    StrictInteger,
-    TableId,
     Text,
     Uuid,
-    UUIDString,
 )
 from casino.api.language import request_language
 from casino.api.localized import reality_check_message
-from casino.api.schema_rules import AtLeastOne, BodyRule, check_body_rules
-from casino.engine.cards import MAX_DECKS, MIN_DECKS
-from casino.engine.casino_war import ALLOWED_TIE_PAYS, BetOutcome, Decision
-from casino.service.views import DECIDED_BY, ROUND_STATUSES, TRANSACTION_KINDS, RoundView
+from casino.api.schema_rules import BodyRule, check_body_rules
+from casino.engine.casino_war import Decision
+from casino.service.views import TRANSACTION_KINDS
 
 DECISIONS = tuple(decision.value for decision in Decision)
 
@@ -163,115 +157,6 @@ class TransactionPageSchema(ResponseSchema):
     next_cursor = ma.fields.String(allow_none=True)
 
 
-# ---------------------------------------------------------------- tables
-
-_RULE_LIMIT = validate.Range(min=0, max=MAX_AMOUNT)
-
-
-class RulesInputSchema(RequestSchema):
-    """Table rules; omitted ones take the engine's defaults (create) or stay (update)."""
-
-    decks = StrictInteger(validate=validate.Range(min=MIN_DECKS, max=MAX_DECKS))
-    min_ante = StrictInteger(validate=_RULE_LIMIT, metadata={"minimum": 1})
-    max_ante = StrictInteger(validate=_RULE_LIMIT, metadata={"minimum": 1})
-    # The engine refuses an unplayable table with its own code (bet_increment_invalid,
-    # tie_pays_not_allowed); the spec says what it allows.
-    bet_increment = StrictInteger(
-        validate=_RULE_LIMIT,
-        metadata={"minimum": 2, "multipleOf": 2, "description": "Even, so half an ante is whole"},
-    )
-    max_tie_bet = StrictInteger(validate=_RULE_LIMIT)
-    tie_pays = StrictInteger(
-        validate=validate.Range(min=0, max=1000), metadata={"enum": list(ALLOWED_TIE_PAYS)}
-    )
-    war_tie_bonus = StrictBoolean()
-    surrender_allowed = StrictBoolean()
-    # The tie rules and the decision clock a shared table needs (docs/shared-tables.md).
-    war_ties = Choice(("bonus", "push", "repeat"))
-    max_war_ties = StrictInteger(validate=validate.Range(min=1, max=10))
-    decision_seconds = StrictInteger(validate=validate.Range(min=5, max=600))
-
-
-class RulesSchema(ResponseSchema):
-    decks = ma.fields.Integer()
-    min_ante = ma.fields.Integer()
-    max_ante = ma.fields.Integer()
-    bet_increment = ma.fields.Integer()
-    max_tie_bet = ma.fields.Integer()
-    tie_pays = ma.fields.Integer(metadata={"description": "Tie bet pays tie_pays to 1"})
-    war_tie_bonus = ma.fields.Boolean(
-        metadata={"description": "A tie after going to war pays a bonus equal to the ante"}
-    )
-    surrender_allowed = ma.fields.Boolean()
-    # Later rules appear only where they differ from their defaults.
-    OPTIONAL: ClassVar[frozenset[str]] = frozenset(
-        {"war_ties", "max_war_ties", "decision_seconds", "timeout_action", "max_hands"}
-    )
-    war_ties = ma.fields.String()
-    max_war_ties = ma.fields.Integer()
-    decision_seconds = ma.fields.Integer()
-    timeout_action = ma.fields.String()
-    max_hands = ma.fields.Integer()
-
-
-class TableCreateSchema(RequestSchema):
-    id = TableId(required=True)
-    currency = Currency(required=True)
-    rules = ma.fields.Nested(RulesInputSchema, load_default=dict)
-    active = StrictBoolean(load_default=True)
-    mode = Choice(
-        ("private", "shared"),
-        load_default="private",
-        metadata={
-            "description": "private: every bet deals its own round from the player's seeds; "
-            "shared: one round on the table's clock for every bettor (docs/shared-tables.md)"
-        },
-    )
-    shared = ma.fields.Nested(
-        "SharedClockInputSchema",
-        metadata={"description": "The clock of a shared table (mode shared only)"},
-    )
-
-
-class TableUpdateSchema(RequestSchema):
-    BODY_RULES = (AtLeastOne(("rules", "active")),)
-
-    rules = ma.fields.Nested(RulesInputSchema)
-    active = StrictBoolean()
-
-
-class RtpValueSchema(ResponseSchema):
-    exact = ma.fields.String(metadata={"description": "Exact fraction p/q"})
-    value = ma.fields.Float()
-
-
-class RtpSchema(ResponseSchema):
-    war = ma.fields.Nested(RtpValueSchema, metadata={"description": "Always go to war"})
-    surrender = ma.fields.Nested(RtpValueSchema, metadata={"description": "Always surrender"})
-    tie_bet = ma.fields.Nested(RtpValueSchema)
-
-
-class TableSchema(ResponseSchema):
-    id = ma.fields.String()
-    currency = ma.fields.String()
-    rules = ma.fields.Nested(RulesSchema)
-    rtp = ma.fields.Nested(RtpSchema)
-    active = ma.fields.Boolean()
-    mode = Choice(("private", "shared"))
-    shared = ma.fields.Nested(
-        "SharedClockSchema",
-        allow_none=True,
-        metadata={"description": "A shared table's clock and chain commitment; null: private"},
-    )
-    created_at = ma.fields.DateTime()
-    updated_at = ma.fields.DateTime()
-
-
-class TablePageSchema(ResponseSchema):
-    items = ma.fields.List(ma.fields.Nested(TableSchema))
-    next_cursor = ma.fields.String(allow_none=True)
-
-
 # ---------------------------------------------------------------- seeds
 
 
@@ -343,82 +228,12 @@ class RotationSchema(ResponseSchema):
     current = ma.fields.Nested(SeedsSchema)
 
 
-# ---------------------------------------------------------------- rounds
-
-
-class BetSchema(RequestSchema):
-    table_id = TableId(required=True)
-    ante = Amount(required=True)
-    tie_bet = StrictInteger(
-        load_default=0,
-        validate=validate.Range(min=0, max=MAX_AMOUNT),
-        metadata={"description": "0 (no tie bet) or integer minor units up to 10^12"},
-    )
-    client_seed = ClientSeed(
-        metadata={
-            "description": "Client entropy for the active pair, accepted only on its first bet "
-            "while the player has not chosen its client seed (client_seed_chosen false); it "
-            "becomes the pair's client seed. Otherwise 409 client_seed_fixed"
-        }
-    )
-
-
-class DecisionSchema(RequestSchema):
-    action = Choice(DECISIONS, required=True)
-
-
 def Instant(description: str) -> ma.fields.AwareDateTime:
     """A moment in a query: ISO 8601, UTC when it gives no offset."""
     return ma.fields.AwareDateTime(default_timezone=UTC, metadata={"description": description})
 
 
-class RoundsQuerySchema(PageQuerySchema):
-    status = Choice(ROUND_STATUSES)
-    player_id = UUIDString(metadata={"description": "Operators only: one player's rounds"})
-    table_id = TableId()
-    since = Instant("Only rounds created at or after this time")
-    until = Instant("Only rounds created before this time")
-
-
-BetsSchema = ResponseSchema.from_dict(
-    {"ante": ma.fields.Integer(), "tie_bet": ma.fields.Integer(), "raise": ma.fields.Integer()},
-    name="Bets",
-)
-PayoutsSchema = ResponseSchema.from_dict(
-    {"ante": ma.fields.Integer(), "tie_bet": ma.fields.Integer(), "raise": ma.fields.Integer()},
-    name="Payouts",
-)
-BET_OUTCOMES = tuple(label.value for label in BetOutcome)
-_OUTCOME_HELP = " | ".join(BET_OUTCOMES)
-OutcomesSchema = ResponseSchema.from_dict(
-    {
-        name: Choice(BET_OUTCOMES, metadata={"description": _OUTCOME_HELP})
-        for name in ("ante", "tie_bet", "raise")
-    },
-    name="BetOutcomes",
-)
-
-
-class WarSchema(ResponseSchema):
-    burns = ma.fields.List(ma.fields.String())
-    player_card = ma.fields.String()
-    dealer_card = ma.fields.String()
-
-
-class RoundDecisionSchema(ResponseSchema):
-    action = Choice(DECISIONS)
-    decided_by = Choice(
-        DECIDED_BY, metadata={"description": "system: decided for the player (resolve-stale)"}
-    )
-
-
-class FairnessSchema(ResponseSchema):
-    server_seed_hash = ma.fields.String()
-    client_seed = ma.fields.String()
-    nonce = ma.fields.Integer()
-    server_seed = ma.fields.String(
-        allow_none=True, metadata={"description": "Null until revealed by a seed rotation"}
-    )
+# ---------------------------------------------------------------- reality checks
 
 
 class RealityCheckSchema(ResponseSchema):
@@ -439,124 +254,8 @@ class RealityCheckSchema(ResponseSchema):
         return {**check, "message": reality_check_message(request_language(), check)}
 
 
-class RoundSchema(ResponseSchema):
-    id = Uuid()
-    player_id = Uuid()
-    table_id = ma.fields.String()
-    status = Choice(ROUND_STATUSES)
-    player_card = ma.fields.String()
-    dealer_card = ma.fields.String()
-    war = ma.fields.Nested(WarSchema, allow_none=True)
-    decision = ma.fields.Nested(RoundDecisionSchema, allow_none=True)
-    bets = ma.fields.Nested(BetsSchema)
-    payouts = ma.fields.Nested(
-        PayoutsSchema,
-        metadata={"description": "Amount returned to the wallet per bet, stake included"},
-    )
-    outcomes = ma.fields.Nested(
-        OutcomesSchema,
-        metadata={
-            "description": "Per bet: win (more than the stake back), push (the stake back), "
-            "lose, surrender (half the ante back), pending (the ante while the tie awaits "
-            "the decision), none (not placed). A war the player wins: ante push, raise win."
-        },
-    )
-    net = ma.fields.Integer(metadata={"description": "The wallet's change from this round"})
-    balance_after = ma.fields.Integer()
-    currency = ma.fields.String()
-    fairness = ma.fields.Nested(FairnessSchema)
-    transaction_ids = ma.fields.List(ma.fields.Integer())
-    created_at = ma.fields.DateTime()
-    settled_at = ma.fields.DateTime(allow_none=True)
-    rules = ma.fields.Nested(RulesSchema, metadata={"description": "Rules snapshot"})
-    reality_check = ma.fields.Nested(
-        RealityCheckSchema,
-        allow_none=True,
-        metadata={
-            "description": "A reality check due now, in the player's bet, decision and "
-            "recall answers until it acknowledges it; null in an operator's recall and in lists"
-        },
-    )
-
-
-class RoundPageSchema(ResponseSchema):
-    items = ma.fields.List(ma.fields.Nested(RoundSchema))
-    next_cursor = ma.fields.String(allow_none=True)
-
-
 # ---------------------------------------------------------------- health
 
 
 class HealthSchema(ResponseSchema):
     status = ma.fields.String()
-
-
-# ---------------------------------------------------------------- fast round bodies
-
-_MONEY_KEYS = ("ante", "tie_bet", "raise")
-_RULE_FIELDS = tuple(RulesSchema._declared_fields)
-
-
-def _iso(value: datetime | None) -> str | None:
-    return None if value is None else value.isoformat()
-
-
-def round_body(view: RoundView) -> dict[str, Any]:
-    """``RoundSchema().dump(view)``, written out: the bet and decision responses are built
-    hundreds of times a second, and marshmallow's generic walk over nested schemas cost a
-    tenth of a bet's CPU. The schema stays the contract (OpenAPI, replays, lists); a test
-    holds the two equal, key order included."""
-    war = view.war
-    decision = view.decision
-    fairness = view.fairness
-    rules = view.rules
-    check = view.reality_check
-    return {
-        "id": str(view.id),
-        "player_id": str(view.player_id),
-        "table_id": str(view.table_id),
-        "status": str(view.status),
-        "player_card": str(view.player_card),
-        "dealer_card": str(view.dealer_card),
-        "war": None
-        if war is None
-        else {
-            "burns": [str(card) for card in war["burns"]],
-            "player_card": str(war["player_card"]),
-            "dealer_card": str(war["dealer_card"]),
-        },
-        "decision": None
-        if decision is None
-        else {"action": str(decision["action"]), "decided_by": str(decision["decided_by"])},
-        "bets": {key: int(view.bets[key]) for key in _MONEY_KEYS},
-        "payouts": {key: int(view.payouts[key]) for key in _MONEY_KEYS},
-        "outcomes": {key: str(view.outcomes[key]) for key in _MONEY_KEYS},
-        "net": int(view.net),
-        "balance_after": int(view.balance_after),
-        "currency": str(view.currency),
-        "fairness": {
-            "server_seed_hash": str(fairness["server_seed_hash"]),
-            "client_seed": str(fairness["client_seed"]),
-            "nonce": int(fairness["nonce"]),
-            "server_seed": None
-            if fairness["server_seed"] is None
-            else str(fairness["server_seed"]),
-        },
-        "transaction_ids": [int(tx_id) for tx_id in view.transaction_ids],
-        "created_at": _iso(view.created_at),
-        "settled_at": _iso(view.settled_at),
-        "rules": {name: rules[name] for name in _RULE_FIELDS if name in rules},
-        "reality_check": None
-        if check is None
-        else {
-            "due_at": _iso(check["due_at"]),
-            "session_started_at": _iso(check["session_started_at"]),
-            "minutes_played": int(check["minutes_played"]),
-            "interval_minutes": int(check["interval_minutes"]),
-            "acknowledge": str(check["acknowledge"]),
-            "message": reality_check_message(request_language(), check),
-        },
-    }
-
-
-from casino.api import schemas_shared as _shared  # noqa: E402, F401  (names the nested schemas above)

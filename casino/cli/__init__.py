@@ -6,6 +6,7 @@ import click
 
 from casino.cli import (
     backup_cmds,
+    clock_cmds,
     dealer_cmds,
     engine_cmds,
     export_cmds,
@@ -36,5 +37,6 @@ for module in (
     wallet_cmds,
     dealer_cmds,
     seamless_cmds,
+    clock_cmds,
 ):
     module.register(main)

@@ -237,8 +237,25 @@ def _whole(rules: Mapping[str, Any], name: str, default: int, low: int, high: in
     return value
 
 
+def _api_war_tie_bet(rules: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The API spells the war tie bet ``{"enabled", "pays", "max"}``; the stored snapshot
+    ``max_war_tie_bet`` and ``war_tie_pays``: the snapshot's names either way."""
+    spelled = rules.get("war_tie_bet")
+    if spelled is None:
+        return rules
+    if not isinstance(spelled, Mapping) or not isinstance(spelled.get("enabled"), bool):
+        raise InputError("rules.war_tie_bet must be an object with enabled, pays and max")
+    enabled = spelled["enabled"]
+    return {
+        **rules,
+        "max_war_tie_bet": spelled.get("max", 0) if enabled else 0,
+        "war_tie_pays": spelled.get("pays", 10),
+    }
+
+
 def table_rules(rules: Mapping[str, Any]) -> dict[str, Any]:
     """Every rule a round needs, with the defaults of a rule the snapshot leaves out."""
+    rules = _api_war_tie_bet(rules)
     if rules.get("tie_pays") not in TIE_PAYS:
         raise InputError(f"rules.tie_pays must be one of {TIE_PAYS}")
     bonus = _flag(rules, "war_tie_bonus", False)

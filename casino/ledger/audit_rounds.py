@@ -10,8 +10,18 @@ import multiprocessing
 from collections import defaultdict
 from collections.abc import Iterator, Mapping
 from concurrent.futures import ProcessPoolExecutor
+from typing import Any
 
-from casino.engine.casino_war import Decision, RoundStatus, replay_round
+from casino.engine.casino_war import (
+    BetOutcome,
+    Decision,
+    HandBet,
+    HandResult,
+    RoundInputs,
+    RoundStatus,
+    replay_round,
+    replay_table_round,
+)
 from casino.engine.errors import EngineError
 from casino.ledger.accounts import IN_PLAY, WALLET
 from casino.ledger.books import Books, CheckResult, Problems, RoundRowForAudit, TransactionRow
@@ -20,8 +30,57 @@ AWAITING_DECISION = RoundStatus.AWAITING_DECISION.value
 SETTLED = RoundStatus.SETTLED.value
 
 
+def open_stake(ante: int, hands: Mapping[str, Any] | None) -> int:
+    """What a round awaiting a decision holds in play: its ante (the one-hand shape), or
+    every bet of its hands that is not settled yet (the hands shape)."""
+    if hands is None:
+        return ante
+    return sum(
+        int(hand["bets"][name])
+        for hand in hands["hands"]
+        for name, label in hand["outcomes"].items()
+        if label == BetOutcome.PENDING.value
+    )
+
+
+def _hands_mismatch(row: RoundRowForAudit, hands: Mapping[str, Any]) -> str | None:
+    """A round in the hands shape: re-dealt from its seeds with its bets and decisions, it
+    must give its whole record, and its flat columns must be the record's totals."""
+    results = [HandResult.from_dict(hand) for hand in hands["hands"]]
+    inputs = RoundInputs(
+        tuple(HandBet(hand.bets.ante, hand.bets.tie_bet) for hand in results),
+        tuple(hand.decision for hand in results),
+    )
+    game = replay_table_round(row.rules, row.server_seed, row.client_seed, row.nonce, inputs)
+    replayed = game.snapshot()
+    if replayed.to_dict() != dict(hands):
+        return "its hands do not replay: the seeds, bets and decisions give another round"
+    if game.status.value != row.status:
+        return f"recorded as {row.status} but the replay is {game.status.value}"
+    bets, paid = replayed.bets, replayed.payouts
+    recorded = (
+        (row.ante, row.tie_bet, row.raise_amount, row.war_tie_bet),
+        (row.ante_payout, row.tie_bet_payout, row.raise_payout, row.war_tie_bet_payout),
+        row.net,
+        (row.player_card, row.dealer_card),
+    )
+    wanted = (
+        (bets.ante, bets.tie_bet, bets.raise_, bets.war_tie_bet),
+        (paid.ante, paid.tie_bet, paid.raise_, paid.war_tie_bet),
+        replayed.net,
+        (replayed.hands[0].card.code, replayed.dealer_card.code),
+    )
+    if recorded != wanted:
+        return f"totals recorded as {recorded} but the replay gives {wanted}"
+    return None
+
+
 def replay_mismatch(row: RoundRowForAudit) -> str | None:
     """What a stored round says that its seeds and rules do not give, if anything."""
+    if row.hands is not None:
+        return _hands_mismatch(row, row.hands)
+    if row.war_tie_bet or row.war_tie_bet_payout:
+        return "a war tie bet on a round in the one-hand shape"
     game = replay_round(
         row.rules,
         row.server_seed,
@@ -104,19 +163,27 @@ def _money_mismatch(
                     paid += amount
             elif kind == IN_PLAY:
                 in_play += amount
-    bets = row.ante + row.tie_bet + row.raise_amount
+    bets = row.ante + row.tie_bet + row.raise_amount + row.war_tie_bet
     if staked != bets:
-        return f"stakes in the ledger {staked} != bets {row.ante}+{row.tie_bet}+{row.raise_amount}"
-    settled_payouts = row.tie_bet_payout + (
-        row.ante_payout + row.raise_payout if row.status == SETTLED else 0
-    )
+        return (
+            f"stakes in the ledger {staked} != bets "
+            f"{row.ante}+{row.tie_bet}+{row.raise_amount}+{row.war_tie_bet}"
+        )
+    if row.hands is not None:  # the payouts settled so far, every hand's
+        settled_payouts = (
+            row.ante_payout + row.tie_bet_payout + row.raise_payout + row.war_tie_bet_payout
+        )
+    else:
+        settled_payouts = row.tie_bet_payout + (
+            row.ante_payout + row.raise_payout if row.status == SETTLED else 0
+        )
     if paid != settled_payouts:
         return f"payouts in the ledger {paid} != the round's {settled_payouts}"
     if paid - staked != row.net:
         return f"wallet postings {paid - staked} != net {row.net}"
-    open_stake = row.ante if row.status == AWAITING_DECISION else 0
-    if in_play != open_stake:
-        return f"in-play postings {in_play} != open stake {open_stake}"
+    held = open_stake(row.ante, row.hands) if row.status == AWAITING_DECISION else 0
+    if in_play != held:
+        return f"in-play postings {in_play} != open stake {held}"
     return None
 
 

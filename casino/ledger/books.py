@@ -66,6 +66,11 @@ class RoundRowForAudit:
     tie_bet_payout: int
     raise_payout: int
     net: int
+    #: Since several hands (migration 0020): the war tie bets, and the round in the hands
+    #: shape (None: the one-hand columns above are the round).
+    war_tie_bet: int = 0
+    war_tie_bet_payout: int = 0
+    hands: Mapping[str, Any] | None = None
 
 
 @dataclass

@@ -40,3 +40,22 @@ def decided_round_legs(
         + transfer(accounts.in_play, accounts.house, ante)
         + transfer(accounts.house, wallet, returned)
     )
+
+
+def table_round_legs(
+    accounts: SystemAccounts, wallet: str, staked: int, held_change: int, returned: int
+) -> list[Leg]:
+    """One transaction of a round of several hands (or repeated wars, or war tie bets):
+    ``staked`` leaves the wallet, of which what stays unsettled goes in play (``held_change``
+    > 0) and the rest to the house; stakes settled now come out of play to the house
+    (``held_change`` < 0); the house pays back ``returned``. The classic legs above are this
+    for one hand."""
+    if held_change >= 0:
+        legs = transfer(wallet, accounts.in_play, held_change) + transfer(
+            wallet, accounts.house, staked - held_change
+        )
+    else:
+        legs = transfer(wallet, accounts.house, staked) + transfer(
+            accounts.in_play, accounts.house, -held_change
+        )
+    return legs + transfer(accounts.house, wallet, returned)

@@ -6,6 +6,7 @@ changing a table never alters a round already started.
 
 from __future__ import annotations
 
+import copy
 import re
 from dataclasses import replace
 from fractions import Fraction
@@ -14,7 +15,7 @@ from typing import Any
 
 from casino.engine.casino_war import TableRules
 from casino.engine.errors import InvalidRules
-from casino.engine.odds import theoretical_rtp
+from casino.engine.table_odds import table_odds
 from casino.service.common import check_currency
 from casino.service.errors import Conflict, Invalid, NotFound
 from casino.service.shared.tables import check_shared_rules, clock_view, make_shared
@@ -26,6 +27,8 @@ from casino.store.uow import UnitOfWork
 
 _SLUG = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?")
 UPDATABLE = {"currency", "active"}
+#: The deepest repeated wars whose round figures a table's ``rtp`` computes (see ``_rtp``).
+ROUND_FIGURES_MAX_WAR_TIES = 4
 
 
 def _fraction(value: Fraction) -> dict[str, Any]:
@@ -33,12 +36,23 @@ def _fraction(value: Fraction) -> dict[str, Any]:
 
 
 @lru_cache(maxsize=256)
-def _rtp(rules: TableRules) -> dict[str, dict[str, Any]]:
-    return {name: _fraction(value) for name, value in theoretical_rtp(rules).items()}
+def _rtp(rules: TableRules) -> dict[str, Any]:
+    """The exact figures of the table's bets (casino.engine.table_odds): per initial bet
+    (``war``, ``surrender``, ``tie_bet`` as always, and the new bets where offered) and, in
+    ``bets``, both conventions; ``round``: a round of ``max_hands`` hands."""
+    odds = table_odds(rules)
+    view: dict[str, Any] = {name: _fraction(value) for name, value in odds.rtp().items()}
+    view["bets"] = {name: figures.to_json() for name, figures in odds.bets.items()}
+    # The round's variance needs the joint distribution of two hands, whose cost grows
+    # steeply with the repeated wars (some 15 s at 5 ties in a row): beyond
+    # ROUND_FIGURES_MAX_WAR_TIES it is left to ``casino odds``, not computed in a request.
+    cheap = not rules.repeats_wars or rules.max_war_ties <= ROUND_FIGURES_MAX_WAR_TIES
+    view["round"] = odds.round_moments(rules.max_hands).to_json() if cheap else None
+    return view
 
 
-def rtp_view(rules: TableRules) -> dict[str, dict[str, Any]]:
-    return {name: dict(value) for name, value in _rtp(rules).items()}
+def rtp_view(rules: TableRules) -> dict[str, Any]:
+    return copy.deepcopy(_rtp(rules))
 
 
 def table_view(table: TableRecord, shared: SharedTableRecord | None = None) -> TableView:

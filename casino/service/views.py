@@ -20,7 +20,7 @@ T = TypeVar("T")
 TRANSACTION_KINDS = (*LEDGER_KINDS, "raise", "settlement")
 ROUND_STATUSES = ("awaiting_decision", "settled")
 #: Who made a round's decision: the player, or the system for a stale round (resolve-stale).
-DECIDED_BY = ("player", "system")
+DECIDED_BY = ("player", "system", "timeout")
 
 
 @dataclass(frozen=True)
@@ -129,7 +129,8 @@ class RoundView:
     """A round's game recall.
 
     ``war``: None or {"burns": [codes], "player_card", "dealer_card"}.
-    ``decision``: None or {"action": "surrender"|"war", "decided_by": "player"|"system"}.
+    ``decision``: None or {"action": "surrender"|"war", "decided_by": "player"|"system"|
+    "timeout"} (hand 0's; ``player_card`` and ``war`` are hand 0's too).
     ``bets`` / ``payouts``: {"ante", "tie_bet", "raise"} ints; a payout is the amount returned
     to the wallet for that bet, stake included, as far as it is settled (while the round awaits
     a decision only the tie bet is settled).
@@ -164,6 +165,15 @@ class RoundView:
     #: A reality check due now (casino.service.protection.reality_check): in every round
     #: answer the player gets (bets, decisions, recall) until the player acknowledges it.
     reality_check: dict[str, Any] | None = None
+    #: The round in the hands shape (docs/fairness.md section 14), every round (one hand
+    #: included): ``dealing``, ``hands`` (HandResult.to_dict() each), ``wars``
+    #: (WarDeal.to_dict() each); the hands awaiting a decision; when the table's decision
+    #: clock decides them (None without a clock or once decided).
+    dealing: str = "classic"
+    hands: list[dict[str, Any]] = field(default_factory=list)
+    wars: list[dict[str, Any]] = field(default_factory=list)
+    awaiting_hands: list[int] = field(default_factory=list)
+    decision_deadline: datetime | None = None
 
 
 @dataclass(frozen=True)

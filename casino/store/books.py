@@ -17,12 +17,13 @@ from collections.abc import Iterator
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Table, Text, and_, func, select
+from sqlalchemy import Table, Text, and_, select
 from sqlalchemy import cast as sql_cast
 from sqlalchemy.orm import Session
 
 from casino.engine.casino_war import TableRules
 from casino.ledger.audit import AccountRow, Books, RoundRowForAudit, TransactionRow
+from casino.ledger.audit_rounds import open_stake
 from casino.store.checkpoints import checkpoint_of
 from casino.store.models import (
     AWAITING_DECISION,
@@ -114,14 +115,16 @@ def read_books(session: Session, operator: str, *, rounds_since: datetime | None
             .order_by(_CHECKPOINTS.c.seq)
         )
     ]
-    open_stakes = {
-        str(currency): int(total)
-        for currency, total in session.execute(
-            select(_ROUNDS.c.currency, func.sum(_ROUNDS.c.ante))
-            .where(_ROUNDS.c.status == AWAITING_DECISION, _ROUNDS.c.operator_id == operator)
-            .group_by(_ROUNDS.c.currency)
+    # Open rounds are few: what each holds in play is summed here (a round of several hands
+    # holds its unsettled bets, not every ante: ``open_stake``).
+    open_stakes: dict[str, int] = {}
+    for currency, ante, hands in session.execute(
+        select(_ROUNDS.c.currency, _ROUNDS.c.ante, _ROUNDS.c.hands).where(
+            _ROUNDS.c.status == AWAITING_DECISION, _ROUNDS.c.operator_id == operator
         )
-    }
+    ):
+        held = open_stake(int(ante), hands)
+        open_stakes[str(currency)] = open_stakes.get(str(currency), 0) + held
     return Books(
         accounts=accounts,
         open_stakes=open_stakes,
@@ -136,9 +139,19 @@ def read_books(session: Session, operator: str, *, rounds_since: datetime | None
 # A round's rules and war as the stored JSON text: tables have few distinct rule sets, so
 # each is parsed once, not once per round.
 _ROUND_COLUMNS = [
-    column if column.name not in ("rules", "war") else sql_cast(column, Text).label(column.name)
+    column
+    if column.name not in ("rules", "war", "hands")
+    else sql_cast(column, Text).label(column.name)
     for column in _ROUNDS.columns
-    if column.name not in ("created_at", "settled_at", "decided_by", "balance_after", "operator_id")
+    if column.name
+    not in (
+        "created_at",
+        "settled_at",
+        "decided_by",
+        "balance_after",
+        "operator_id",
+        "decision_deadline",
+    )
 ]
 
 
@@ -189,4 +202,7 @@ def _rounds(session: Session, operator: str, since: datetime | None) -> Iterator
             tie_bet_payout=int(m["tie_bet_payout"]),
             raise_payout=int(m["raise_payout"]),
             net=int(m["net"]),
+            war_tie_bet=int(m["war_tie_bet"]),
+            war_tie_bet_payout=int(m["war_tie_bet_payout"]),
+            hands=None if m["hands"] is None else json.loads(m["hands"]),
         )

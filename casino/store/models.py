@@ -290,8 +290,17 @@ class Round(Base):
         ),
         Index("ix_rounds_player_id_created_at", "player_id", "created_at"),
         Index("ix_rounds_operator_id_created_at", "operator_id", "created_at"),
+        Index(
+            "ix_rounds_decision_deadline",
+            "decision_deadline",
+            sqlite_where=text("status = 'awaiting_decision'"),
+            postgresql_where=text("status = 'awaiting_decision'"),
+        ),
         CheckConstraint("status IN ('awaiting_decision', 'settled')", name="status_known"),
-        CheckConstraint("ante > 0 AND tie_bet >= 0 AND raise_amount >= 0", name="bets_positive"),
+        CheckConstraint(
+            "ante >= 0 AND tie_bet >= 0 AND raise_amount >= 0 AND war_tie_bet >= 0",
+            name="bets_positive",
+        ),
     )
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True)
@@ -321,6 +330,13 @@ class Round(Base):
     balance_after: Mapped[int] = mapped_column(BigInteger)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
     settled_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    # Issue 21 (migration 0020): the war tie bets of every hand and what they returned; the
+    # round in the hands shape where its table needs it (null: the one-hand columns above
+    # are the round); when the table's decision clock decides it.
+    war_tie_bet: Mapped[int] = mapped_column(BigInteger, server_default=text("0"))
+    war_tie_bet_payout: Mapped[int] = mapped_column(BigInteger, server_default=text("0"))
+    hands: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    decision_deadline: Mapped[datetime | None] = mapped_column(UTCDateTime())
 
 
 class IdempotencyRecord(Base):

@@ -39,6 +39,12 @@ class RoundRecord:
     balance_after: int
     created_at: datetime
     settled_at: datetime | None
+    #: The rest came with several hands (migration 0020); a round of before has the defaults.
+    war_tie_bet: int = 0
+    war_tie_bet_payout: int = 0
+    #: The round in the hands shape (``TableRoundResult.to_dict()``); None: the one-hand shape.
+    hands: dict[str, Any] | None = None
+    decision_deadline: datetime | None = None
 
     def values(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in ROUND_COLUMNS}
@@ -58,6 +64,10 @@ DECISION_COLUMNS = (
     "net",
     "balance_after",
     "settled_at",
+    "war_tie_bet",
+    "war_tie_bet_payout",
+    "hands",
+    "decision_deadline",
 )
 
 

@@ -58,7 +58,7 @@ _ROUNDS = cast(Table, Round.__table__)
 _TABLES = cast(Table, CasinoTable.__table__)
 _ACCOUNTS = cast(Table, Account.__table__)
 _TRANSACTIONS = cast(Table, LedgerTransaction.__table__)
-_DATETIME_COLUMNS = frozenset({"created_at", "settled_at"})
+_DATETIME_COLUMNS = frozenset({"created_at", "settled_at", "decision_deadline"})
 #: A round's columns as its record has them (its operator stays in the store).
 _ROUND_SELECT = [_ROUNDS.c[name] for name in ROUND_COLUMNS]
 OPEN_ROUND_INDEX = "uq_rounds_one_open_per_player"
@@ -318,10 +318,27 @@ class RoundStore(Repository):
             .where(
                 _ROUNDS.c.status == AWAITING_DECISION,
                 _ROUNDS.c.created_at <= cutoff,
+                # The decision clock decides those (``due_ids``), not the system.
+                _ROUNDS.c.decision_deadline.is_(None),
                 self.owned(_ROUNDS.c.operator_id),
             )
             .order_by(_ROUNDS.c.created_at)
         )
+        if self.postgres:
+            query = query.with_for_update(skip_locked=True)
+        return [str(value) for value in self.session.scalars(query)]
+
+    def due_ids(self, now: datetime, player_id: str | None = None) -> list[str]:
+        """Rounds awaiting a decision whose decision deadline is ``now`` or earlier (one
+        player's, or all), earliest first; rounds locked right now are skipped."""
+        query = select(_ROUNDS.c.id).where(
+            _ROUNDS.c.status == AWAITING_DECISION,
+            _ROUNDS.c.decision_deadline <= now,
+            self.owned(_ROUNDS.c.operator_id),
+        )
+        if player_id is not None:
+            query = query.where(_ROUNDS.c.player_id == player_id)
+        query = query.order_by(_ROUNDS.c.decision_deadline)
         if self.postgres:
             query = query.with_for_update(skip_locked=True)
         return [str(value) for value in self.session.scalars(query)]

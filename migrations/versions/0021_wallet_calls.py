@@ -1,7 +1,7 @@
 """Seamless wallet calls and their outbox (issue 20)
 
 Revision ID: 0021
-Revises: 0019
+Revises: 0020
 
 - ``wallet_calls``: every transaction sent to a seamless operator's wallet (``bet``, ``win``,
   ``rollback``), keyed by our ``transaction_id``; the pending wins and rollbacks are the
@@ -17,7 +17,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = '0021'
-down_revision: str | None = '0019'
+down_revision: str | None = '0020'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -40,9 +40,9 @@ OPTIONAL_FIELDS = {
     "SeatView": {"pile", "pile_top", "won", "hand_size", "hand", "wars_won", "rounds_won"},
     "Pending": {"legal", "context"},
     "Game": {"token"},  # in the creation's answer only
+    "Rtp": {"tie_bet_alone", "war_tie_bet"},  # where the table offers them
     # Later rules, there only where they differ from their defaults (TableRules.to_dict).
     "ShoeRecord": {"order", "burnt", "rounds", "bets"},
-    "Rules": {"war_ties", "max_war_ties", "decision_seconds", "timeout_action", "max_hands"},
 }
 
 

@@ -10,6 +10,7 @@ import pytest
 from sqlalchemy import text
 
 from casino.engine.casino_war import Decision, HandDecision, TableRules
+from casino.engine.casino_war.rules import from_shown
 from casino.engine.shared import SharedBet, settle_bet
 
 from .helpers import Api, Player, assert_problem, audit_database, new_key
@@ -95,8 +96,8 @@ def test_round_bets_and_settlement(capi: Api, clock: Clock, dealer: DriveDealer)
     steps = dealer.run()
     assert steps[:2] == ["close_betting", "deal"] and "settle" in steps
     dealt = dealer.shoe(state["shoe"]).round(state["round"])
-    table = TableRules.from_dict(
-        capi.get("/api/v1/tables/live", auth=capi.operator_auth).get_json()["rules"]
+    table = TableRules.from_dict(  # the rules as the API shows them
+        from_shown(capi.get("/api/v1/tables/live", auth=capi.operator_auth).get_json()["rules"])
     )
     for who, ante, tie in ((a, 150, 10), (b, 30, 0)):
         expected = settle_bet(table, dealt, SharedBet(who.id, ante, tie))
@@ -139,8 +140,8 @@ def test_tie_war_surrender_and_timeout(capi: Api, clock: Clock, dealer: DriveDea
     steps = dealer.run()
     assert steps[0] == "close_decisions" and "settle" in steps
     dealt = dealer.shoe(state["shoe"]).round(state["round"])
-    table = TableRules.from_dict(
-        capi.get("/api/v1/tables/live", auth=capi.operator_auth).get_json()["rules"]
+    table = TableRules.from_dict(  # the rules as the API shows them
+        from_shown(capi.get("/api/v1/tables/live", auth=capi.operator_auth).get_json()["rules"])
     )
     expected = {
         warrior.id: settle_bet(

@@ -70,7 +70,12 @@ def test_a_recalled_round_verifies_and_a_tampered_payout_does_not(
     assert recalled["fairness"]["server_seed"] is not None
     assert verify_round(recalled) == 0
     if action == "war":
-        assert recalled["outcomes"] == {"ante": "push", "tie_bet": "win", "raise": "win"}
+        assert recalled["outcomes"] == {
+            "ante": "push",
+            "tie_bet": "win",
+            "raise": "win",
+            "war_tie_bet": "none",
+        }
     for bet in ("ante", "tie_bet", "raise"):
         tampered = json.loads(json.dumps(recalled))
         tampered["payouts"][bet] += 100

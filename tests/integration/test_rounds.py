@@ -25,8 +25,8 @@ def test_settled_at_once_without_a_tie(svc: Svc, demo_tables: list[str]) -> None
     assert view.status == "settled" and view.player_id == pid and view.table_id == "classic"
     assert (view.player_card, view.dealer_card) == (deal.player.code, deal.dealer.code)
     won = deal.player.rank > deal.dealer.rank
-    assert view.bets == {"ante": 1000, "tie_bet": 200, "raise": 0}
-    assert view.payouts == {"ante": 2000 if won else 0, "tie_bet": 0, "raise": 0}
+    assert view.bets == {"ante": 1000, "tie_bet": 200, "raise": 0, "war_tie_bet": 0}
+    assert view.payouts == {"ante": 2000 if won else 0, "tie_bet": 0, "raise": 0, "war_tie_bet": 0}
     assert view.net == (1000 if won else -1000) - 200
     assert view.balance_after == 10_000 + view.net == svc.balance(pid)
     assert view.war is None and view.decision is None and view.settled_at is not None
@@ -52,7 +52,7 @@ def test_tie_pays_the_tie_bet_and_awaits(svc: Svc, demo_tables: list[str]) -> No
     svc.steer(pid, is_tie)
     view = svc.run(rounds.place_bet, pid, "classic", 1000, 100)
     assert view.status == "awaiting_decision" and view.settled_at is None
-    assert view.payouts == {"ante": 0, "tie_bet": 1100, "raise": 0}
+    assert view.payouts == {"ante": 0, "tie_bet": 1100, "raise": 0, "war_tie_bet": 0}
     assert view.net == 1100 - 1100
     assert svc.balance(pid) == view.balance_after == 10_000
     with svc.uow() as uow:
@@ -84,11 +84,26 @@ def test_war_outcomes(
         "action": "war",
         "decided_by": "player",
     }
-    assert settled.bets == {"ante": 1000, "tie_bet": 0, "raise": 1000}
-    assert settled.payouts == {"ante": ante_payout, "tie_bet": 0, "raise": raise_payout}
+    assert settled.bets == {"ante": 1000, "tie_bet": 0, "raise": 1000, "war_tie_bet": 0}
+    assert settled.payouts == {
+        "ante": ante_payout,
+        "tie_bet": 0,
+        "raise": raise_payout,
+        "war_tie_bet": 0,
+    }
     # The standard statement: a war won pushes the ante and pays the raise even money.
-    assert settled.outcomes == {"ante": labels[0], "tie_bet": "none", "raise": labels[1]}
-    assert opened.outcomes == {"ante": "pending", "tie_bet": "none", "raise": "none"}
+    assert settled.outcomes == {
+        "ante": labels[0],
+        "tie_bet": "none",
+        "raise": labels[1],
+        "war_tie_bet": "none",
+    }
+    assert opened.outcomes == {
+        "ante": "pending",
+        "tie_bet": "none",
+        "raise": "none",
+        "war_tie_bet": "none",
+    }
     assert settled.net == net and svc.balance(pid) == 10_000 + net == settled.balance_after
     assert settled.war == {
         "burns": [card.code for card in deal.burns],
@@ -110,8 +125,18 @@ def test_war_tie_bonus_table(svc: Svc, demo_tables: list[str]) -> None:
     svc.steer(pid, tie_then("tie"))
     opened = svc.run(rounds.place_bet, pid, "bonus", 1000)
     settled = svc.run(rounds.decide, opened.id, "war", player_id=pid)
-    assert settled.payouts == {"ante": 1000, "tie_bet": 0, "raise": 3000}  # bonus on the raise
-    assert settled.outcomes == {"ante": "push", "tie_bet": "none", "raise": "win"}
+    assert settled.payouts == {
+        "ante": 1000,
+        "tie_bet": 0,
+        "raise": 3000,
+        "war_tie_bet": 0,
+    }  # bonus on the raise
+    assert settled.outcomes == {
+        "ante": "push",
+        "tie_bet": "none",
+        "raise": "win",
+        "war_tie_bet": "none",
+    }
     assert settled.net == 2000
 
 
@@ -120,7 +145,7 @@ def test_surrender_returns_half(svc: Svc, demo_tables: list[str]) -> None:
     svc.steer(pid, is_tie)
     opened = svc.run(rounds.place_bet, pid, "classic", 1000, 100)
     settled = svc.run(rounds.decide, opened.id, "surrender", player_id=pid)
-    assert settled.payouts == {"ante": 500, "tie_bet": 1100, "raise": 0}
+    assert settled.payouts == {"ante": 500, "tie_bet": 1100, "raise": 0, "war_tie_bet": 0}
     assert settled.net == 500 and settled.war is None
     assert svc.balance(pid) == 10_500
 

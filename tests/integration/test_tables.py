@@ -21,7 +21,7 @@ def test_demo_tables_listed_with_exact_rtp(svc: Svc, demo_tables: list[str]) -> 
     assert classic.currency == "EUR" and classic.active
     assert classic.rules["decks"] == 6 and classic.rules["tie_pays"] == 10
     assert classic.rules["min_ante"] == 100 and classic.rules["max_ante"] == 500_000
-    assert set(classic.rtp) == {"war", "surrender", "tie_bet"}
+    assert set(classic.rtp) == {"war", "surrender", "tie_bet", "bets", "round"}
     expected = theoretical_rtp(TableRules.from_dict(classic.rules))
     for name, value in expected.items():
         assert Fraction(classic.rtp[name]["exact"]) == value
@@ -96,7 +96,7 @@ def test_a_table_change_never_alters_a_started_round(svc: Svc, demo_tables: list
     # The round keeps its snapshot: surrender is still allowed for it, payouts by old rules.
     settled = svc.run(rounds.decide, started.id, "surrender", player_id=pid)
     assert settled.rules["tie_pays"] == 10 and settled.rules["surrender_allowed"] is True
-    assert settled.payouts == {"ante": 500, "tie_bet": 1100, "raise": 0}
+    assert settled.payouts == {"ante": 500, "tie_bet": 1100, "raise": 0, "war_tie_bet": 0}
     svc.steer(pid, not_tie)
     later = svc.run(rounds.place_bet, pid, "classic", 1000, 0)
     assert later.rules["tie_pays"] == 12 and later.rules["surrender_allowed"] is False

@@ -104,6 +104,7 @@ NEEDS_AN_OPERATOR: dict[str, Call] = {
     "rounds.page": lambda u: u.rounds.page(player_id=None, status=None, before=None, limit=5),
     "rounds.save_decision": lambda u: u.rounds.save_decision(_ROUND),
     "rounds.stale_ids": lambda u: u.rounds.stale_ids(NOW),
+    "rounds.due_ids": lambda u: u.rounds.due_ids(NOW),
     "ledger_reads.transaction_page": lambda u: u.ledger_reads.transaction_page(limit=5),
     "game_sessions.get": lambda u: u.game_sessions.get(ID),
     "game_sessions.insert": lambda u: u.game_sessions.insert(

@@ -19,6 +19,7 @@ from casino.api.auth import (
     requires,
     scope_player_id,
 )
+from casino.api.database import request_uow
 from casino.api.json_body import ApiBlueprint
 from casino.api.openapi import (
     ACCOUNT_BLOCKED_CODES,
@@ -27,8 +28,8 @@ from casino.api.openapi import (
     error_responses,
     problem_codes,
 )
-from casino.api.resources._uow import read
-from casino.api.schemas import (
+from casino.api.resources._uow import write
+from casino.api.schemas_rounds import (
     BetSchema,
     DecisionSchema,
     RoundPageSchema,
@@ -36,9 +37,12 @@ from casino.api.schemas import (
     RoundsQuerySchema,
     round_body,
 )
+from casino.engine.casino_war import HandBet
 from casino.service import game_sessions
 from casino.service import rounds as round_service
+from casino.service.errors import Conflict
 from casino.service.views import Page, RoundView
+from casino.store.uow import UnitOfWork
 
 blp = ApiBlueprint("rounds", __name__, url_prefix="/api/v1/rounds", description="Rounds")
 
@@ -61,6 +65,7 @@ class Rounds(MethodView):
             "ante_not_multiple_of_increment",
             "tie_bet_out_of_range",
             "tie_bet_not_multiple_of_increment",
+            "invalid_bet",
             "insufficient_funds",
             "round_in_progress",
             "client_seed_fixed",
@@ -73,7 +78,8 @@ class Rounds(MethodView):
         ),
     )
     def post(self, data: dict[str, Any]) -> Response:
-        """Bet: the ante (and an optional tie bet) leave the wallet and two cards are dealt.
+        """Bet one hand (ante, tie_bet) or several (hands: [{ante, tie_bet}, ...], up to the
+        table's max_hands): the stakes leave the wallet and the first cards are dealt.
 
         A tie leaves the round awaiting a decision; anything else settles it at once.
         409 insufficient_funds; 409 round_in_progress (with round_id) while another round
@@ -84,18 +90,33 @@ class Rounds(MethodView):
         """
         player_id = acting_player_id()
         game_sessions.check_table(current_principal().session_table_id, data["table_id"])
-        return idempotency.respond(
-            201,
-            metrics.noting(metrics.BET, round_body),
-            lambda uow: round_service.place_bet(
-                uow,
-                player_id,
-                data["table_id"],
-                data["ante"],
-                data["tie_bet"],
-                client_seed=data.get("client_seed"),
-            ),
-        )
+
+        def bet() -> Response:
+            return idempotency.respond(
+                201,
+                metrics.noting(metrics.BET, round_body),
+                lambda uow: round_service.place_bet(
+                    uow,
+                    player_id,
+                    data["table_id"],
+                    hands=[HandBet(hand["ante"], hand["tie_bet"]) for hand in data["hands"]],
+                    client_seed=data.get("client_seed"),
+                ),
+            )
+
+        try:
+            return bet()
+        except Conflict as exc:
+            if exc.code != "round_in_progress":
+                raise
+            # The open round may be past its decision deadline: the clock decides it (its
+            # own commit), and the bet is tried again.
+            uow = request_uow()
+            uow.rollback()
+            if not round_service.time_out_due(uow, player_id):
+                raise
+            uow.commit()
+            return bet()
 
     @requires(OPERATOR, PLAYER, scopes=EVERY_SCOPE)
     @blp.arguments(RoundsQuerySchema(), location="query", unknown=RAISE)
@@ -111,8 +132,13 @@ class Rounds(MethodView):
             if wanted is not None and wanted != scope:
                 raise player_not_found(wanted)
             wanted = scope
-        return read(
-            lambda uow: round_service.list_rounds(
+
+        def listing(uow: UnitOfWork) -> Page[RoundView]:
+            # Rounds past their decision deadline are decided by the clock first, committed
+            # (one probe of a partial index), so no list shows one waiting beyond its clock.
+            if round_service.time_out_due(uow, wanted):
+                uow.commit()
+            return round_service.list_rounds(
                 uow,
                 wanted,
                 query.get("status"),
@@ -122,7 +148,8 @@ class Rounds(MethodView):
                 since=query.get("since"),
                 until=query.get("until"),
             )
-        )
+
+        return write(listing)
 
 
 @blp.route("/<uuid_str:round_id>")
@@ -136,7 +163,8 @@ class Round(MethodView):
         For the player, ``reality_check`` is the one due now, as in bet and decision
         answers, until acknowledged; an operator's recall has it null."""
         scope = scope_player_id()
-        return read(lambda uow: round_service.get_round(uow, round_id, scope))
+        # A write: a round past its decision deadline is decided by the clock on being read.
+        return write(lambda uow: round_service.get_round(uow, round_id, scope))
 
 
 @blp.route("/<uuid_str:round_id>/decision")
@@ -154,6 +182,8 @@ class RoundDecision(MethodView):
             "round_not_found",
             "round_not_awaiting_decision",
             "surrender_not_allowed",
+            "illegal_action",
+            "invalid_bet",
             "insufficient_funds",
             "limit_exceeded",
             *ACCOUNT_BLOCKED_CODES,
@@ -161,7 +191,12 @@ class RoundDecision(MethodView):
         ),
     )
     def post(self, data: dict[str, Any], round_id: str) -> Response:
-        """Surrender (half the ante back) or go to war (raise = ante) on a tied round.
+        """Surrender (half the ante back) or go to war (raise = ante) on tied hands.
+
+        ``{action, war_tie_bet}`` decides the round's one hand awaiting a decision;
+        ``{hands: {"0": "war", "2": "surrender"}, war_tie_bets: {"0": 100}}`` any of them
+        (all or none). Past the round's decision_deadline the table's clock decides instead
+        (200, decided_by timeout: the late choice is not applied).
 
         409 round_not_awaiting_decision; 409 insufficient_funds for the raise (the round
         stays open). Going to war is a new wager: a suspended, closed, self-excluded or
@@ -171,11 +206,11 @@ class RoundDecision(MethodView):
         return idempotency.respond(
             200,
             metrics.noting(metrics.DECISION, round_body),
-            lambda uow: round_service.decide(
+            lambda uow: round_service.decide_hands(
                 uow,
                 round_id,
-                data["action"],
+                data["decisions"],
                 player_id=principal.player_id,
-                decided_by="player",
+                one_hand=data["one_hand"],
             ),
         )

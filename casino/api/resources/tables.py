@@ -13,8 +13,8 @@ from casino.api.fields import TABLE_ID_PATTERN
 from casino.api.json_body import ApiBlueprint
 from casino.api.openapi import error_responses
 from casino.api.resources._uow import read, write
-from casino.api.schemas import (
-    PageQuerySchema,
+from casino.api.schemas import PageQuerySchema
+from casino.api.schemas_tables import (
     TableCreateSchema,
     TablePageSchema,
     TableSchema,

@@ -18,10 +18,10 @@ from jsonschema import Draft4Validator
 
 from casino.api.openapi import CasinoMarshmallowPlugin
 from casino.api.schema_rules import AtLeastOne, NeededBy, NotBoth, RequiredBy, body_rules
-from casino.api.schemas import TableUpdateSchema
 from casino.api.schemas_free_play import GameCreateSchema
 from casino.api.schemas_operators import OperatorUpdateSchema
 from casino.api.schemas_protection import ExclusionInputSchema, LimitsInputSchema
+from casino.api.schemas_tables import TableUpdateSchema
 
 # A value each field accepts on its own.
 VALUES: dict[str, list[Any]] = {
