@@ -252,9 +252,7 @@ class RoundSchema(ResponseSchema):
     player_card = ma.fields.String(metadata={"description": "Hand 0's first card"})
     dealer_card = ma.fields.String()
     war = ma.fields.Nested(WarSchema, allow_none=True)
-    decision = ma.fields.Nested(
-        RoundDecisionSchema, allow_none=True, metadata={"description": "Hand 0's decision"}
-    )
+    decision = ma.fields.Nested(RoundDecisionSchema, allow_none=True)  # hand 0's
     bets = ma.fields.Nested(BetsSchema, metadata={"description": "Every hand's together"})
     payouts = ma.fields.Nested(
         PayoutsSchema,

@@ -31,7 +31,8 @@ can recompute. It checks:
    checkpoint are counted, and fail the check unless ``--allow-unsealed`` accepts them.
 8. ``pinned``: every checkpoint pinned with ``--pin SEQ:HASH`` or ``--pin-file`` is in the
    export with that hash.
-9. ``in_play``: the money held in play is exactly the antes of the rounds awaiting a decision.
+9. ``in_play``: the money held in play is exactly the unsettled stakes of the rounds awaiting
+   a decision (their antes; with several hands, every bet not settled yet).
 10. ``rounds``: every round whose server seed is revealed is re-dealt from its seeds (the
    algorithm of docs/fairness.md, implemented below) and must show the same cards; every
    round's payouts and net are recomputed from its cards and the table rules it was played
@@ -95,7 +96,7 @@ CASH_KINDS = ("deposit", "withdrawal")  # the transactions that belong to no rou
 ACCOUNT_KINDS = ("wallet", "house", "in_play", "cash")
 # The operator whose shared accounts keep the keys from before operators (house:EUR ...).
 DEFAULT_OPERATOR = "default"
-DECIDERS = ("player", "system")  # who made a tie's decision: the player, or the resolver
+DECIDERS = ("player", "system", "timeout")  # who decided a tie: player, resolver, clock
 AWAITING, SETTLED = "awaiting_decision", "settled"
 EXIT_OK, EXIT_FAILED, EXIT_UNREADABLE = 0, 1, 2
 # Lines must come in this order of sections (rounds, transactions, leaves and checkpoints mix).
@@ -412,8 +413,10 @@ _EIGHT_DRAWS = struct.Struct(">8I").unpack  # one HMAC-SHA256 block is eight 4-b
 _keyed: dict[bytes, Any] = {}
 
 
-def deal(server_seed: bytes, client_seed: str, nonce: int, decks: int) -> list[str]:
-    """The seven cards of a round, in dealing order.
+def deal(
+    server_seed: bytes, client_seed: str, nonce: int, decks: int, count: int = CARDS_PER_ROUND
+) -> list[str]:
+    """The first ``count`` cards of a round's shoe (seven: a one-hand round), in dealing order.
 
     Draws are the big-endian 32-bit words of HMAC-SHA256(server seed, "client:nonce:block");
     a draw at or above the largest multiple of n below 2**32 is rejected (no modulo bias);
@@ -430,7 +433,7 @@ def deal(server_seed: bytes, client_seed: str, nonce: int, decks: int) -> list[s
     cards: list[str] = []
     draws: tuple[int, ...] = ()
     used = block = 0
-    for i in range(CARDS_PER_ROUND):
+    for i in range(min(count, shoe)):
         n = shoe - i
         limit = 2**32 - 2**32 % n
         while True:
@@ -485,6 +488,9 @@ def settle(
         return Settlement(SETTLED, 0, payouts, False, illegal)
     # A tie: the tie bet pays tie_pays to 1 at once, whatever the player does next.
     tie_return = tie_bet * (rules["tie_pays"] + 1)
+    if ante == 0:  # a tie bet alone (tie_only): settled on the tie, no decision to make
+        illegal = None if decision is None else "a decision on a tie bet alone"
+        return Settlement(SETTLED, 0, (0, tie_return, 0), False, illegal)
     if decision is None:
         return Settlement(AWAITING, 0, (0, tie_return, 0), False)
     if decision == "surrender":
@@ -502,6 +508,267 @@ def settle(
     return Settlement(SETTLED, ante, (0, tie_return, 0), True)
 
 
+# =============================================================================================
+# Rounds in the hands shape (several hands, repeated wars, the war tie bet: docs/fairness.md
+# sections 13-14): the dealer's card then one per hand (``table``; ``classic``: one hand, its
+# card first), each tied hand decided on its own, then the wars together - three burns, a
+# card to each hand at war in hand order, one dealer card - again for repeated ties.
+# =============================================================================================
+
+HAND_BETS = ("ante", "tie_bet", "raise", "war_tie_bet")
+
+
+def ladder_return(rules: dict[str, Any], ties: int) -> int:
+    """What one unit of tie bet returns after ``ties`` ties in a row (0: none)."""
+    if ties == 0:
+        return 0
+    ladder = rules["tie_ladder"]
+    if ladder is None:
+        return rules["tie_pays"] + 1
+    return ladder[min(ties, len(ladder)) - 1] + 1
+
+
+def most_cards(rules: dict[str, Any], hands: int) -> int:
+    wars = rules["max_war_ties"] - 1 if rules["war_ties"] == "repeat" else 1
+    return min(1 + hands + wars * (3 + hands + 1), 52 * rules["decks"])
+
+
+def bet_label(stake: int, payout: int, settled: bool) -> str:
+    if stake <= 0:
+        return "none"
+    if not settled:
+        return "pending"
+    if payout > stake:
+        return "win"
+    if payout == stake:
+        return "push"
+    return "lose" if payout <= 0 else "surrender"
+
+
+def _hand_finish(hand: dict[str, Any], rules: Any, outcome: str, ante: int, raised: int) -> None:
+    hand["outcome"], hand["status"] = outcome, SETTLED
+    hand["payouts"]["ante"], hand["payouts"]["raise"] = ante, raised
+    if "tie_bet" in hand["pending"]:
+        hand["payouts"]["tie_bet"] = hand["bets"]["tie_bet"] * ladder_return(rules, hand["ties"])
+    hand["pending"].clear()
+
+
+def play_hands(
+    cards: Sequence[str],
+    rules: dict[str, Any],
+    stakes: Sequence[tuple[int, int]],
+    decisions: Sequence[dict[str, Any] | None],
+) -> tuple[dict[str, Any], list[str]]:
+    """The round these cards (dealing order), stakes and decisions make, in the hands shape,
+    and what of the decisions the rules or cards do not allow."""
+    count = len(stakes)
+    if rules["max_hands"] == 1:
+        dealing, dealer, firsts = "classic", cards[1], [cards[0]]
+    else:
+        dealing, dealer, firsts = "table", cards[0], list(cards[1 : 1 + count])
+    following = 1 + count
+    hands: list[dict[str, Any]] = []
+    wrong: list[str] = []
+    for i, (ante, tie_bet) in enumerate(stakes):
+        hand: dict[str, Any] = {
+            "hand": i, "card": firsts[i], "status": SETTLED, "decision": None, "ties": 0,
+            "outcome": None, "bets": {"ante": ante, "tie_bet": tie_bet, "raise": 0,
+                                      "war_tie_bet": 0},
+            "payouts": dict.fromkeys(HAND_BETS, 0), "pending": set(), "wars": 0,
+        }  # fmt: skip
+        hands.append(hand)
+        mine, theirs = rank_of(firsts[i]), rank_of(dealer)
+        if mine != theirs:
+            hand["outcome"] = "win" if mine > theirs else "loss"
+            hand["payouts"]["ante"] = 2 * ante if mine > theirs else 0
+        else:
+            hand["ties"] = 1
+            if ante == 0:
+                hand["outcome"] = "tie"
+                hand["payouts"]["tie_bet"] = tie_bet * ladder_return(rules, 1)
+            else:
+                hand["status"] = AWAITING
+                hand["pending"].update(("ante", "raise"))
+                if rules["tie_ladder"] is None:
+                    hand["payouts"]["tie_bet"] = tie_bet * ladder_return(rules, 1)
+                else:
+                    hand["pending"].add("tie_bet")
+        choice = decisions[i]
+        if choice is None:
+            continue
+        action, by, placed = choice["action"], choice["decided_by"], choice["war_tie_bet"]
+        if hand["status"] != AWAITING:
+            wrong.append(f"hand {i}: a decision on a hand that did not tie with an ante")
+            continue
+        if action not in ("war", "surrender") or by not in DECIDERS:
+            wrong.append(f"hand {i}: decision {action!r} by {by!r}")
+        if action == "surrender" and not rules["surrender_allowed"]:
+            wrong.append(f"hand {i}: surrender at a table that forbids it")
+        if by == "timeout" and (rules["decision_seconds"] is None or action != "surrender"):
+            wrong.append(f"hand {i}: decided by a clock the table does not have")
+        if placed and (action != "war" or placed > rules["max_war_tie_bet"]):
+            wrong.append(f"hand {i}: a war tie bet the table does not take")
+        hand["decision"] = {"action": action, "decided_by": by}
+        if action == "surrender":
+            _hand_finish(hand, rules, "surrender", ante // 2, 0)
+            continue
+        hand["status"] = "at_war"
+        hand["bets"]["raise"] = ante
+        hand["bets"]["war_tie_bet"] = placed
+        if placed:
+            hand["pending"].add("war_tie_bet")
+    wars = []
+    waiting = any(hand["status"] == AWAITING for hand in hands)
+    at_war = [] if waiting else [hand for hand in hands if hand["status"] == "at_war"]
+    while at_war:
+        burns = list(cards[following : following + 3])
+        following += 3
+        dealt = []
+        for hand in at_war:
+            dealt.append({"hand": hand["hand"], "card": cards[following]})
+            following += 1
+        war_dealer = cards[following]
+        following += 1
+        wars.append({"burns": burns, "cards": dealt, "dealer_card": war_dealer})
+        again = []
+        for hand, item in zip(at_war, dealt, strict=True):
+            hand["wars"] += 1
+            mine, theirs = rank_of(item["card"]), rank_of(war_dealer)
+            placed, ante = hand["bets"]["war_tie_bet"], hand["bets"]["ante"]
+            if hand["wars"] == 1 and placed:
+                won = mine == theirs
+                hand["payouts"]["war_tie_bet"] = placed * (rules["war_tie_pays"] + 1) if won else 0
+                hand["pending"].discard("war_tie_bet")
+            if mine != theirs:
+                up = mine > theirs
+                _hand_finish(hand, rules, "war_win" if up else "war_loss",
+                             ante if up else 0, 2 * ante if up else 0)  # fmt: skip
+                continue
+            hand["ties"] += 1
+            if rules["war_ties"] == "repeat" and hand["ties"] < rules["max_war_ties"]:
+                again.append(hand)
+                continue
+            bonus = ante if rules["war_ties"] == "bonus" else 0
+            _hand_finish(hand, rules, "war_tie", ante, 2 * ante + bonus)
+        at_war = again
+    shown = []
+    for hand in hands:
+        stake, paid = hand["bets"], hand["payouts"]
+        labels = {n: bet_label(stake[n], paid[n], n not in hand["pending"]) for n in HAND_BETS}
+        shown.append({
+            "hand": hand["hand"], "card": hand["card"], "status": hand["status"],
+            "decision": hand["decision"], "ties": hand["ties"], "outcome": hand["outcome"],
+            "bets": stake, "payouts": paid, "outcomes": labels,
+            "net": sum(paid.values()) - sum(stake.values()),
+        })  # fmt: skip
+    totals = {
+        key: {name: sum(hand[key][name] for hand in shown) for name in HAND_BETS}
+        for key in ("bets", "payouts")
+    }
+    return (
+        {
+            "dealing": dealing,
+            "dealer_card": dealer,
+            "hands": shown,
+            "wars": wars,
+            **totals,
+            "net": sum(hand["net"] for hand in shown),
+        },
+        wrong,
+    )
+
+
+def recorded_cards(record: dict[str, Any]) -> list[str]:
+    """A hands-shape record's cards in dealing order (for a seed not revealed yet)."""
+    firsts = [hand["card"] for hand in record["hands"]]
+    if record["dealing"] == "classic":
+        cards = [*firsts, record["dealer_card"]]
+    else:
+        cards = [record["dealer_card"], *firsts]
+    for war in record["wars"]:
+        cards += [*war["burns"], *(item["card"] for item in war["cards"]), war["dealer_card"]]
+    return cards
+
+
+def hands_round_facts(doc: dict[str, Any], revealed: dict[str, bytes]) -> tuple[Any, ...]:
+    """``round_facts`` for a round in the hands shape (its line's ``table_round``)."""
+    round_id, record = doc["id"], doc["table_round"]
+    rules, fairness = doc["rules"], doc["fairness"]
+    stakes: list[tuple[int, int]] = []
+    decisions: list[dict[str, Any] | None] = []
+    for hand in record["hands"]:
+        ante, tie_bet = hand["bets"]["ante"], hand["bets"]["tie_bet"]
+        if type(ante) is not int or type(tie_bet) is not int:
+            raise TypeError("bets must be integers")
+        problem = _stakes_problem(rules, ante, tie_bet)
+        if problem:
+            return (round_id, f"round {round_id}: {problem}", None, None, None, None, None, None)
+        stakes.append((ante, tie_bet))
+        choice = hand["decision"]
+        decisions.append(
+            None
+            if choice is None
+            else {
+                "action": choice["action"],
+                "decided_by": choice["decided_by"],
+                "war_tie_bet": hand["bets"]["war_tie_bet"],
+            }
+        )
+    full = full_rules(rules)
+    if not 1 <= len(stakes) <= full["max_hands"]:
+        raise ValueError(f"a round of {len(stakes)} hands at a table of {full['max_hands']}")
+    seed_hash, nonce = fairness["server_seed_hash"], fairness["nonce"]
+    messages = []
+    seed = revealed.get(seed_hash)
+    shown = recorded_cards(record)
+    if seed is not None:
+        cards = deal(seed, fairness["client_seed"], nonce, full["decks"],
+                     most_cards(full, len(stakes)))  # fmt: skip
+        if cards[: len(shown)] != shown:
+            messages.append(f"round {round_id}: its cards are not the ones its seeds deal")
+    else:
+        cards = shown + [""] * (most_cards(full, len(stakes)) - len(shown))
+    try:
+        expected, wrong = play_hands(cards, full, stakes, decisions)
+    except (KeyError, IndexError):
+        messages.append(f"round {round_id}: cards missing")
+        return (round_id, None, seed_hash, nonce, doc["player_id"], messages, False, None)
+    verdict = None
+    status = SETTLED if all(h["status"] == SETTLED for h in expected["hands"]) else AWAITING
+    if wrong:
+        verdict = f"round {round_id}: {wrong[0]}"
+    elif doc["status"] != status:
+        verdict = f"round {round_id}: recorded {doc['status']}, its cards make it {status}"
+    elif expected != {key: record[key] for key in expected}:
+        verdict = f"round {round_id}: its hands, wars or payouts are not what its cards give"
+    elif (doc["net"], doc["bets"], doc["payouts"]) != (
+        expected["net"],
+        expected["bets"],
+        expected["payouts"],
+    ):
+        verdict = f"round {round_id}: its totals are not its hands'"
+    if verdict is not None:
+        messages.append(verdict)
+    held = sum(
+        hand["bets"][name]
+        for hand in expected["hands"]
+        for name in HAND_BETS
+        if hand["outcomes"][name] == "pending"
+    )
+    staked = sum(expected["bets"].values())
+    returned = sum(expected["payouts"].values())
+    player, currency = doc["player_id"], doc["currency"]
+    money = (
+        f"wallet:{player}:{currency}",
+        currency,
+        held if status == AWAITING else 0,
+        (staked, returned, held),
+        doc["balance_after"],
+        tuple(set(doc["transaction_ids"])),
+    )
+    return (round_id, None, seed_hash, nonce, player, messages, verdict is None, money)
+
+
 RULE_TYPES = {
     "decks": int,
     "tie_pays": int,
@@ -512,12 +779,37 @@ RULE_TYPES = {
     "max_tie_bet": int,
     "bet_increment": int,
 }
+# The rules added with several hands (issue 21): a snapshot has one only when it differs from
+# its default, so a table with the defaults is the original table (docs/fairness.md 13-16).
+LATER_RULES: dict[str, Any] = {
+    "max_hands": 1,
+    "war_ties": None,
+    "max_war_ties": 4,
+    "tie_ladder": None,
+    "war_tie_pays": 10,
+    "max_war_tie_bet": 0,
+    "tie_only": False,
+    "decision_seconds": None,
+    "timeout_action": "surrender",
+}
+
+
+def full_rules(rules: dict[str, Any]) -> dict[str, Any]:
+    """Every rule of a snapshot, the later ones at their defaults where it leaves them out;
+    ``war_ties`` read from ``war_tie_bonus`` unless it is ``repeat``."""
+    full = {**LATER_RULES, **rules}
+    if full["war_ties"] is None:
+        full["war_ties"] = "bonus" if full["war_tie_bonus"] else "push"
+    return full
 
 
 def rules_problem(rules: object) -> str | None:
     """What makes a rules snapshot one the casino's engine would refuse, if anything."""
-    if not isinstance(rules, dict) or set(rules) != set(RULE_TYPES):
-        return f"rules must have exactly {', '.join(RULE_TYPES)}"
+    if not isinstance(rules, dict) or not set(RULE_TYPES) <= set(rules):
+        return f"rules must have {', '.join(RULE_TYPES)}"
+    unknown = set(rules) - set(RULE_TYPES) - set(LATER_RULES)
+    if unknown:
+        return f"unknown rules {', '.join(sorted(unknown))}"
     for name, kind in RULE_TYPES.items():
         if type(rules[name]) is not kind:
             return f"rule {name} is not a {kind.__name__}"
@@ -530,6 +822,53 @@ def rules_problem(rules: object) -> str | None:
         return "maximum ante must be a multiple of the increment, at least the minimum"
     if rules["max_tie_bet"] < 0 or rules["max_tie_bet"] % step:
         return "maximum tie bet must be 0 or a multiple of the increment"
+    return later_rules_problem(full_rules(rules))
+
+
+def later_rules_problem(rules: dict[str, Any]) -> str | None:
+    """The rules of several hands, repeated wars, the war tie bet, tie-only bets, the clock."""
+    whole = (
+        type(rules["max_hands"]) is int,
+        type(rules["max_war_ties"]) is int,
+        type(rules["max_war_tie_bet"]) is int,
+        type(rules["tie_only"]) is bool,
+    )
+    if not all(whole) or not 1 <= rules["max_hands"] <= 5:
+        return "max_hands must be 1 to 5, max_war_ties and max_war_tie_bet whole numbers"
+    repeat = rules["war_ties"] == "repeat"
+    if rules["war_ties"] not in ("push", "bonus", "repeat") or (
+        rules["war_tie_bonus"] != (rules["war_ties"] == "bonus")
+    ):
+        return "war_ties must be push, bonus or repeat, and bonus exactly with war_tie_bonus"
+    if not 2 <= rules["max_war_ties"] <= 8 or (not repeat and rules["max_war_ties"] != 4):
+        return "max_war_ties must be 2 to 8, and a rule of repeated wars only"
+    ladder = rules["tie_ladder"]
+    if ladder is not None and (
+        not repeat
+        or not isinstance(ladder, list)
+        or len(ladder) != rules["max_war_ties"]
+        or any(type(k) is not int or not 1 <= k <= 1000 for k in ladder)
+        or ladder[0] != rules["tie_pays"]
+        or any(a > b for a, b in itertools.pairwise(ladder))
+        or rules["max_tie_bet"] <= 0
+    ):
+        return "the tie ladder must be max_war_ties rising pays from tie_pays, with repeat"
+    step = rules["bet_increment"]
+    if (
+        rules["war_tie_pays"] not in (10, 11, 12)
+        or rules["max_war_tie_bet"] < 0
+        or (rules["max_war_tie_bet"] % step)
+    ):
+        return "the war tie bet pays 10, 11 or 12 to 1, up to a multiple of the increment"
+    if rules["tie_only"] and rules["max_tie_bet"] <= 0:
+        return "tie-only bets need a tie bet"
+    seconds = rules["decision_seconds"]
+    if seconds is not None and (
+        type(seconds) is not int or not 5 <= seconds <= 600 or not rules["surrender_allowed"]
+    ):
+        return "decision_seconds must be null or 5 to 600, at a table with surrender"
+    if rules["timeout_action"] != "surrender":
+        return "the decision clock only surrenders"
     return None
 
 
@@ -540,8 +879,8 @@ def _stakes_problem(rules: Any, ante: int, tie_bet: int) -> str | None:
     """``rules_problem``, then ``bet_problem``, remembered: an export holds few different
     tables and stakes, and every round asks."""
     try:
-        marker = (*rules.items(), ante, tie_bet)
-    except (AttributeError, TypeError):
+        marker = (json.dumps(rules, sort_keys=True), ante, tie_bet)
+    except (AttributeError, TypeError, ValueError):
         return rules_problem(rules)
     if marker not in _stakes_seen:
         if len(_stakes_seen) > 100_000:
@@ -553,7 +892,8 @@ def _stakes_problem(rules: Any, ante: int, tie_bet: int) -> str | None:
 def bet_problem(rules: dict[str, Any], ante: int, tie_bet: int) -> str | None:
     """What makes these stakes ones the table does not take, if anything."""
     step = rules["bet_increment"]
-    if not rules["min_ante"] <= ante <= rules["max_ante"] or ante % step:
+    tie_only = ante == 0 and rules.get("tie_only") is True and tie_bet > 0
+    if not (tie_only or rules["min_ante"] <= ante <= rules["max_ante"]) or ante % step:
         return f"ante {ante} is not one the table takes"
     if not 0 <= tie_bet <= rules["max_tie_bet"] or tie_bet % step:
         return f"tie bet {tie_bet} is not one the table takes"
@@ -704,6 +1044,8 @@ def round_facts(doc: dict[str, Any], revealed: dict[str, bytes]) -> tuple[Any, .
     recomputed, ``money`` None when its cards are missing, else (wallet, currency, the ante
     if it awaits a decision, (staked, paid back, held in play), balance after, ids of its
     transactions)."""
+    if "table_round" in doc:
+        return hands_round_facts(doc, revealed)
     round_id = doc["id"]
     rules = doc["rules"]
     bets, paid, fairness = doc["bets"], doc["payouts"], doc["fairness"]

@@ -6,6 +6,7 @@ import click
 
 from casino.cli import (
     backup_cmds,
+    clock_cmds,
     engine_cmds,
     export_cmds,
     ledger_cmds,
@@ -32,5 +33,6 @@ for module in (
     war_cmds,
     backup_cmds,
     wallet_cmds,
+    clock_cmds,
 ):
     module.register(main)

@@ -1,7 +1,7 @@
 """Table rules from the command line, for ``casino odds`` and ``casino simulate``.
 
-``--rules`` takes a table's whole rules snapshot as JSON (``TableRules.to_dict()``, as a
-table or a round shows it); each rule option given sets that rule on top of it.
+``--rules`` takes a table's whole rules as JSON (``TableRules.to_dict()``, or as a
+table or a round shows them in the API); each rule option given sets that rule on top of it.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from casino.engine.casino_war import (
     TableRules,
     WarTies,
 )
+from casino.engine.casino_war.rules import from_shown
 from casino.engine.errors import InvalidRules
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -123,7 +124,7 @@ def rules_from_options(
             raise click.BadParameter(f"not JSON: {exc}", param_hint="--rules") from None
         if not isinstance(loaded, dict):
             raise click.BadParameter("a JSON object of rules", param_hint="--rules")
-        data.update(loaded)
+        data.update(from_shown(loaded))  # a table's rules as the API shows them, too
     given: dict[str, Any] = {
         "decks": decks,
         "tie_pays": None if tie_pays is None else int(tie_pays),

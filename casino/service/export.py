@@ -221,7 +221,18 @@ def _round(found: store.RoundExport) -> dict[str, Any]:
     decision = None
     if record.decision is not None:
         decision = {"action": record.decision, "decided_by": record.decided_by or "player"}
-    return {
+    bets = {"ante": record.ante, "tie_bet": record.tie_bet, "raise": record.raise_amount}
+    payouts = {
+        "ante": record.ante_payout,
+        "tie_bet": record.tie_bet_payout,
+        "raise": record.raise_payout,
+    }
+    if record.hands is not None:
+        # A round in the hands shape (docs/audit.md): its record, and its totals with the war
+        # tie bets; the one-hand fields are hand 0's. A one-hand round's line is as before.
+        bets["war_tie_bet"] = record.war_tie_bet
+        payouts["war_tie_bet"] = record.war_tie_bet_payout
+    line: dict[str, Any] = {
         "type": "round",
         "id": record.id,
         "player_id": record.player_id,
@@ -233,12 +244,8 @@ def _round(found: store.RoundExport) -> dict[str, Any]:
         "dealer_card": record.dealer_card,
         "war": None if record.war is None else dict(record.war),
         "decision": decision,
-        "bets": {"ante": record.ante, "tie_bet": record.tie_bet, "raise": record.raise_amount},
-        "payouts": {
-            "ante": record.ante_payout,
-            "tie_bet": record.tie_bet_payout,
-            "raise": record.raise_payout,
-        },
+        "bets": bets,
+        "payouts": payouts,
         "net": record.net,
         "balance_after": record.balance_after,
         "fairness": {
@@ -250,6 +257,9 @@ def _round(found: store.RoundExport) -> dict[str, Any]:
         "created_at": canonical_time(record.created_at),
         "settled_at": _time(record.settled_at),
     }
+    if record.hands is not None:
+        line["table_round"] = dict(record.hands)
+    return line
 
 
 def _checkpoint(checkpoint: Checkpoint) -> dict[str, Any]:

@@ -40,6 +40,7 @@ OPTIONAL_FIELDS = {
     "SeatView": {"pile", "pile_top", "won", "hand_size", "hand", "wars_won", "rounds_won"},
     "Pending": {"legal", "context"},
     "Game": {"token"},  # in the creation's answer only
+    "Rtp": {"tie_bet_alone", "war_tie_bet"},  # where the table offers them
 }
 
 

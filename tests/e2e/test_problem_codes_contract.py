@@ -84,6 +84,7 @@ class World:
 
     def bet(self, key: str | None = "new", player: Player | None = None, **body: Any) -> Any:
         payload = {"table_id": "classic", "ante": 100, **body}
+        payload = {name: value for name, value in payload.items() if value is not None}
         who = player or self.player
         return self.api.post(
             "/api/v1/rounds", payload, auth=who.auth, key=new_key() if key == "new" else key
@@ -299,7 +300,8 @@ PROVOKE: dict[str, dict[str, Provoke]] = {
         "insufficient_funds": lambda w: w.money("withdrawals", amount=10_000_000),
     },
     "placeBet": {
-        "validation_failed": lambda w: w.bet(ante=0),
+        "validation_failed": lambda w: w.bet(ante=-100),
+        "invalid_bet": lambda w: w.bet(ante=None, hands=[{"ante": 100}, {"ante": 100}]),
         "idempotency_key_required": lambda w: w.bet(key=None),
         "idempotency_key_invalid": lambda w: w.bet(key="has space"),
         "idempotency_key_reused": lambda w: w.reused(
@@ -345,6 +347,15 @@ PROVOKE: dict[str, dict[str, Provoke]] = {
         ),
         "round_not_found": lambda w: w.decide(MISSING, "war"),
         "round_not_awaiting_decision": lambda w: w.decide(_settled(w), "war"),
+        "illegal_action": lambda w: w.api.post(
+            f"/api/v1/rounds/{w.tie()}/decision", {"hands": {"3": "war"}}, w.player.auth, new_key()
+        ),
+        "invalid_bet": lambda w: w.api.post(
+            f"/api/v1/rounds/{w.tie()}/decision",
+            {"action": "war", "war_tie_bet": 100},
+            w.player.auth,
+            new_key(),
+        ),
         "surrender_not_allowed": _no_surrender,
         "insufficient_funds": _war_beyond_the_wallet,
         "limit_exceeded": _war_beyond_the_loss_limit,

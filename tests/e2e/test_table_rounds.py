@@ -12,6 +12,8 @@ from click.testing import CliRunner
 
 from casino.cli import main as casino_cli
 from casino.engine.casino_war import HandBet, TableRound, TableRules
+from casino.service.rounds import time_out_due
+from casino.store.database import Database
 
 from .helpers import Api, Player, active_server_seed, assert_problem, audit_database, new_key
 from .protection_helpers import Clock
@@ -227,3 +229,28 @@ def test_the_decision_clock_surrenders_at_the_deadline(
     first = capi.get(f"/api/v1/rounds/{opened['id']}", auth=player.auth).get_json()
     assert first["hands"][0]["decision"]["decided_by"] == "timeout"
     assert audit_database(database_url).ok
+
+
+def test_the_scheduler_times_out_rounds_nobody_touches(
+    capi: Api, clock: Clock, database_url: str
+) -> None:
+    capi.create_table("timed", decision_seconds=20)
+    player = capi.create_player()
+    capi.deposit(player, 1_000_000)
+    rules = TableRules(decision_seconds=20)
+    steer(capi, database_url, player, rules, [HandBet(1000, 0)], lambda g: g.awaiting == (0,))
+    opened = capi.bet(player, ante=1000, table="timed").get_json()
+    assert opened["status"] == "awaiting_decision"
+    clock.advance(seconds=25)
+    database = Database.open(database_url, clock=clock)
+    try:
+        with database.unit_of_work("default") as uow:
+            assert [view.id for view in time_out_due(uow)] == [opened["id"]]
+            uow.commit()
+    finally:
+        database.dispose()
+    recalled = capi.get(f"/api/v1/rounds/{opened['id']}", auth=player.auth).get_json()
+    assert recalled["decision"] == {"action": "surrender", "decided_by": "timeout"}
+    result = CliRunner().invoke(casino_cli, ["time-out-rounds", "--database-url", database_url])
+    assert result.exit_code == 0, result.output
+    assert "0 round(s) timed out" in result.output

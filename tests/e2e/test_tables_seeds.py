@@ -27,6 +27,14 @@ def test_create_table_with_defaults(api: Api) -> None:
         "tie_pays": 10,
         "war_tie_bonus": False,
         "surrender_allowed": True,
+        "max_hands": 1,
+        "war_ties": "push",
+        "max_war_ties": 4,
+        "tie_ladder": None,
+        "war_tie_bet": {"enabled": False, "pays": 10, "max": 0},
+        "tie_only": False,
+        "decision_seconds": None,
+        "timeout_action": "surrender",
     }
     for name in ("war", "surrender", "tie_bet"):
         rtp = table["rtp"][name]

@@ -205,6 +205,21 @@ class TableRules:
         return cls(**dict(data))
 
 
+def from_shown(data: Mapping[str, Any]) -> dict[str, Any]:
+    """Rules as the API shows them (a table, a round's ``rules``) in the dict form's names:
+    the war tie bet ``{"enabled", "pays", "max"}`` becomes ``max_war_tie_bet`` (0 when off)
+    and ``war_tie_pays``; a dict form passes unchanged."""
+    rules = dict(data)
+    spelled = rules.pop("war_tie_bet", None)
+    if isinstance(spelled, Mapping):
+        enabled = spelled.get("enabled") is True
+        rules["max_war_tie_bet"] = spelled.get("max", 0) if enabled else 0
+        rules["war_tie_pays"] = spelled.get("pays", DEFAULTS["war_tie_pays"])
+    elif spelled is not None:
+        rules["war_tie_bet"] = spelled  # refused by from_dict, naming it
+    return rules
+
+
 RULE_NAMES: tuple[str, ...] = tuple(f.name for f in fields(TableRules))
 #: The rules of the first version: always in the dict form, in this order.
 ORIGINAL_RULES: tuple[str, ...] = RULE_NAMES[:8]
