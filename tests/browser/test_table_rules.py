@@ -166,12 +166,18 @@ def test_three_hands_two_ties_decided_hand_by_hand(server: Server, browser: WebD
     wait_for(browser, enabled("surrender"), "hand 3's decision is not offered")
     assert text(browser, "surrender") == "Surrender"
     assert plain(by_id(browser, "seat-0").text).endswith("To war")
+    assert browser.execute_script("return window.__decisions") == [{"hands": {"0": "war"}}]
+    # A reload in between finds hand 1 at war and hand 3 still waiting.
+    browser.refresh()
+    wait_for(browser, enabled("surrender"), "hand 3's decision did not come back after a reload")
+    assert not browser.find_elements(By.ID, "war-0")
+    assert plain(by_id(browser, "seat-0").text).endswith("To war")
+    assert plain(by_id(browser, "seat-2").text).endswith("Tie: choose")
+    assert "Hand 3: your" in text(browser, "decision-note")
+    browser.execute_script(RECORD_DECISIONS)
     by_id(browser, "surrender").click()
     settled_round(browser, 0)
-    assert browser.execute_script("return window.__decisions") == [
-        {"hands": {"0": "war"}},
-        {"hands": {"2": "surrender"}},
-    ]
+    assert browser.execute_script("return window.__decisions") == [{"hands": {"2": "surrender"}}]
 
     [played] = operator.rounds(player_id)
     assert played["dealing"] == "table" and played["status"] == "settled"
