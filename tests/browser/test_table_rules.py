@@ -9,6 +9,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 
@@ -17,6 +18,7 @@ from casino.engine.verify import rank_value
 
 from .conftest import Server, assert_no_console_errors
 from .helpers import active_server_seed, assert_fits, full_page_screenshot, screenshot_dir, wait_for
+from .test_language_layout import assert_fits_everywhere
 from .test_languages import assert_all_in, plain, say, with_language
 from .test_table import (
     assert_balance_is_the_wallet,
@@ -406,4 +408,38 @@ def test_the_new_rules_in_portuguese(server: Server, browser: WebDriver) -> None
     assert "Mão 3 · Aposta no empate da guerra 1,00 €" in text(browser, "payouts")
     assert_all_in(browser, "pt")
     assert_fits(browser, 375)
+    assert_no_console_errors(browser)
+
+
+@pytest.mark.parametrize("language", ["el", "nl"])
+def test_five_hands_fit_in_the_longest_languages(
+    server: Server, browser: WebDriver, language: str
+) -> None:
+    rules = {**LADDER_RULES, "max_hands": 5, "tie_only": True, "decision_seconds": 600}
+    table_id, player_id = new_table(server, **rules)
+    # Hands 1 and 5 tie: two decision rows, each with its war tie bet.
+    client_seed, _ = steered(
+        server,
+        player_id,
+        8,
+        6,
+        lambda c: same(c[0], c[1]) and same(c[0], c[5]) and not any(same(c[0], x) for x in c[2:5]),
+    )
+    open_table(server, browser, player_id, table_id, client_seed, language=language)
+    for _ in range(4):
+        by_id(browser, "more-hands").click()
+    by_id(browser, "spot-tie-4").click()
+    browser.find_element(By.CSS_SELECTOR, "#chips .chip").click()  # the smallest
+    assert_fits_everywhere(browser, f"five hands' bets in {language}")
+    by_id(browser, "deal").click()
+    wait_for(browser, enabled("war-4"), "no decision offered per hand")
+    assert_all_in(browser, language)
+    assert_fits_everywhere(browser, f"two of five hands deciding in {language}")
+    by_id(browser, "war-tie-up-0").click()
+    by_id(browser, "war").click()
+    settled_round(browser, 0)
+    browser.find_element(By.CSS_SELECTOR, "#history button").click()
+    wait_for(browser, visible("recall-panel"), "no recall")
+    assert_all_in(browser, language)
+    assert_fits_everywhere(browser, f"five hands settled and recalled in {language}")
     assert_no_console_errors(browser)
