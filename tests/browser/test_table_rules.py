@@ -299,6 +299,16 @@ def test_a_tied_war_fought_again_the_ladder_and_the_war_tie_bet(
     assert "Tie bet €1.00 Win €26.00" in payouts  # the ladder's second step, 25 to 1
     assert "War tie bet €2.00 Win €22.00" in payouts
     assert_balance_is_the_wallet(browser, server, player_id)
+    # Both wars re-dealt in the browser once the seed is revealed: twelve cards of 8 decks.
+    by_id(browser, "rotate").click()
+    wait_for(browser, visible("revealed"), "the revealed seed is not shown")
+    wait_for(browser, enabled("rotate"), "the rotation did not finish")
+    by_id(browser, "verify").click()
+    wait_for(browser, visible("verify-result"), "no verification result")
+    result = by_id(browser, "verify-result")
+    assert "ok" in (result.get_attribute("class") or ""), result.text
+    dealt = [e.get_attribute("data-card") for e in result.find_elements(By.CSS_SELECTOR, ".card")]
+    assert dealt == cards
     if (folder := screenshot_dir()) is not None:
         full_page_screenshot(browser, folder / "table-ladder.png", 1280)
     assert_no_console_errors(browser)
@@ -347,6 +357,11 @@ def test_the_decision_clock_runs_out(server: Server, browser: WebDriver) -> None
     assert text(browser, "clock-text") == f"{left} seconds left to decide"
     assert "the table surrenders for you" in text(browser, "clock-note")
     assert by_id(browser, "clock-text").get_attribute("role") == "timer"
+    wait_for(
+        browser,
+        lambda d: int(by_id(d, "clock-text").get_attribute("data-seconds") or -1) < left,
+        "the countdown does not count",
+    )
     assert_fits(browser, 375)
 
     # Past the deadline on the server: the page's next read shows the round as the clock
