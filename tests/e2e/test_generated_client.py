@@ -187,7 +187,7 @@ def test_a_generated_client_plays_bet_tie_and_war_with_typed_results(
     assert [(w.currency, w.balance) for w in wallets] == [("EUR", decided.balance_after)]
 
     invalid = place_bet.sync(
-        client=player, body=m.Bet(table_id="classic", ante=0), idempotency_key="k"
+        client=player, body=m.Bet(table_id="classic", ante=-100), idempotency_key="k"
     )
     assert isinstance(invalid, m.Problem)
     assert invalid.code == m.ProblemCode.VALIDATION_FAILED
