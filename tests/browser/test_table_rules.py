@@ -108,6 +108,24 @@ def gone(element_id: str) -> Any:
     return lambda d: not d.find_elements(By.ID, element_id)
 
 
+MINUS = "\u2212"
+
+
+def signed_euros(minor: int) -> str:
+    """Net as the page writes it in English: +€9.00, MINUS €1.00 (no space), €0.00."""
+    sign = "+" if minor > 0 else MINUS if minor < 0 else ""
+    return f"{sign}€{abs(minor) // 100:,}.{abs(minor) % 100:02d}"
+
+
+def payout_rows(driver: WebDriver) -> list[list[str]]:
+    """The payouts' rows, cell by cell, as a screen reader reads them."""
+    rows = driver.execute_script(
+        "return [...document.querySelectorAll('#payouts tbody tr')]"
+        ".map((tr) => [...tr.cells].map((c) => c.textContent))"
+    )
+    return [[plain(cell) for cell in row] for row in rows]
+
+
 def test_three_hands_two_ties_decided_hand_by_hand(server: Server, browser: WebDriver) -> None:
     operator = server.operator
     table_id, player_id = new_table(server, max_hands=3)
@@ -176,6 +194,8 @@ def test_three_hands_two_ties_decided_hand_by_hand(server: Server, browser: WebD
     assert plain(by_id(browser, "seat-0").text).endswith("To war")
     assert plain(by_id(browser, "seat-2").text).endswith("Tie: choose")
     assert "Hand 3: your" in text(browser, "decision-note")
+    # The bets of the round's three hands stay the next deal's.
+    assert text(browser, "hands-shown") == "3" and text(browser, "ante-amount-2") == "€2.00"
     browser.execute_script(RECORD_DECISIONS)
     by_id(browser, "surrender").click()
     settled_round(browser, 0)
@@ -197,11 +217,31 @@ def test_three_hands_two_ties_decided_hand_by_hand(server: Server, browser: WebD
         .get_attribute("data-card")
         == war["cards"][0]["card"]
     )
-    payouts = text(browser, "payouts")
-    assert "Hand 1 · Ante €1.00" in payouts and "Hand 1 · Tie bet €1.00 Win €11.00" in payouts
-    assert (
-        "Hand 1 · War raise €1.00" in payouts and "Hand 3 · Ante €2.00 Half back €1.00" in payouts
+    # Each hand's bets under a row with its name and net; a screen reader hears "Hand 1 · Ante".
+    net = [signed_euros(h["net"]) for h in played["hands"]]
+    hand_two = (
+        ["Hand 2 · Ante", "€1.00", "Win", "€2.00"]
+        if hand_one == "Won"
+        else ["Hand 2 · Ante", "€1.00", "Lose", "€0.00"]
     )
+    assert payout_rows(browser) == [
+        ["Hand 1", net[0]],
+        [
+            "Hand 1 · Ante",
+            "€1.00",
+            *(["Push", "€1.00"] if played["hands"][0]["payouts"]["ante"] else ["Lose", "€0.00"]),
+        ],
+        ["Hand 1 · Tie bet", "€1.00", "Win", "€11.00"],
+        [
+            "Hand 1 · War raise",
+            "€1.00",
+            *(["Win", "€2.00"] if played["hands"][0]["payouts"]["raise"] else ["Lose", "€0.00"]),
+        ],
+        ["Hand 2", net[1]],
+        hand_two,
+        ["Hand 3", net[2]],
+        ["Hand 3 · Ante", "€2.00", "Half back", "€1.00"],
+    ]
     won = sum(1 for h in played["hands"] if h["net"] > 0)
     assert text(browser, "headline").startswith(f"Hands won: {won} of 3.")
     assert_balance_is_the_wallet(browser, server, player_id)
@@ -420,7 +460,7 @@ def test_the_new_rules_in_portuguese(server: Server, browser: WebDriver) -> None
     by_id(browser, "war").click()
     settled_round(browser, 0)
     assert text(browser, "headline").startswith("Mãos ganhas: ")
-    assert "Mão 3 · Aposta no empate da guerra 1,00 €" in text(browser, "payouts")
+    assert ["Mão 3 · Aposta no empate da guerra", "1,00 €"] in [r[:2] for r in payout_rows(browser)]
     assert_all_in(browser, "pt")
     assert_fits(browser, 375)
     assert_no_console_errors(browser)

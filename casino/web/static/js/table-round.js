@@ -124,17 +124,18 @@ function betResult(part, bet) {
   return "win";
 }
 
-function rows(part, currency, prefix) {
+// ``hand``: the hand's name, said before each bet's name to a screen reader (the rows
+// follow a heading row with it).
+function rows(part, currency, hand) {
   const m = (v) => money(v, currency);
   return Object.keys(BET_NAMES)
     .filter((bet) => (part.bets[bet] ?? 0) > 0)
     .map((bet) => {
       const result = betResult(part, bet);
-      const name = prefix ? `${prefix} · ${t(BET_NAMES[bet])}` : t(BET_NAMES[bet]);
       return h(
         "tr",
-        { class: `bet-${result}` },
-        h("th", { scope: "row" }, name),
+        { class: `bet-${result}`, dataset: { bet } },
+        h("th", { scope: "row" }, hand ? h("span", { class: "sr-only" }, `${hand} · `) : null, t(BET_NAMES[bet])),
         h("td", {}, m(part.bets[bet])),
         h("td", {}, t(OUTCOME_WORDS[result])),
         h("td", {}, m(part.payouts[bet] ?? 0)),
@@ -142,11 +143,19 @@ function rows(part, currency, prefix) {
     });
 }
 
-// Every bet's row: the round's (one hand), or each hand's, named by its hand.
+// Every bet's row: the round's (one hand), or each hand's under a row naming the hand.
 export function payoutRows(round) {
   const hands = handsOf(round);
   if (hands.length <= 1) return rows(round, round.currency, null);
-  return hands.flatMap((hand) => rows(hand, round.currency, t("bet.hand", { n: hand.hand + 1 })));
+  return hands.flatMap((hand) => {
+    const name = t("bet.hand", { n: hand.hand + 1 });
+    return [
+      h("tr", { class: "hand-head", dataset: { hand: hand.hand } },
+        h("th", { colspan: "3" }, name),
+        h("td", { class: hand.net > 0 ? "win" : hand.net < 0 ? "lose" : "" }, signedMoney(hand.net, round.currency))),
+      ...rows(hand, round.currency, name),
+    ];
+  });
 }
 
 function renderOutcome(round) {

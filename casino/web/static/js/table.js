@@ -16,6 +16,7 @@ import {
 import { loadMoreHistory, renderHistory, renderRecall } from "./table-history.js";
 import { announce, clearError, fatal, sayErrorAgain, showWaiting } from "./table-messages.js";
 import { awaitingHands } from "./table-decisions.js";
+import { handsOf } from "./table-hands.js";
 import { decide, deal, words } from "./table-play.js";
 import { acknowledgeRealityCheck, renderRealityCheck, showRealityCheck } from "./table-reality.js";
 import { renderCards, showIdle, showRound, tieSentence } from "./table-round.js";
@@ -91,14 +92,17 @@ async function load() {
   state.currency = table.currency;
   const wallet = wallets.find((w) => w.currency === table.currency);
   setBalance(wallet ? wallet.balance : 0);
-  state.hands = [{ ante: table.rules.min_ante, tie: 0 }];
+  const pendingRound = open.items[0];
+  // Reloaded in the middle of a round: its hands' bets are the next deal's, as before.
+  state.hands = pendingRound
+    ? handsOf(pendingRound).map((hand) => ({ ante: hand.bets.ante, tie: hand.bets.tie_bet }))
+    : [{ ante: table.rules.min_ante, tie: 0 }];
   renderTable();
   state.history = page.items;
   state.nextCursor = page.next_cursor;
   renderSeeds(seeds);
   renderHistory();
   if (protection?.reality_check) showRealityCheck(protection.reality_check);
-  const pendingRound = open.items[0];
   if (pendingRound) {
     // Reloaded in the middle of a tie: the decision is still to be made.
     showRound(pendingRound, { animate: false });
