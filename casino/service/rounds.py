@@ -1,24 +1,37 @@
-"""Casino War rounds: bet, decision, recall, listing, resolving abandoned rounds.
+"""Casino War rounds: bet, recall, listing, resolving abandoned rounds (the decisions:
+casino.service.round_decisions).
 
 A round stores only what rebuilds it: the rules snapshot, the seeds and nonce, the bets and
-the decision. The cards are re-dealt from the seeds whenever the round is played on (the
-decision) and by the audit, through the engine's one ``replay_round``, so the stored cards and
-payouts are a record, not an input.
+the decisions. The cards are re-dealt from the seeds whenever the round is played on (a
+decision) and by the audit, through the engine's replay, so the stored cards and payouts are
+a record, not an input. The table's rules choose the round's shape: the one-hand shape
+(``CasinoWarRound``, the flat columns) or the hands shape (``TableRound``,
+casino.service.table_rounds).
 
-Money (casino.ledger.settlement): a round settled on its first two cards is one ``bet``
-transaction; a tie is a ``stake`` transaction (the ante held in play, the tie bet settled)
-and then a ``decision`` transaction (the raise, and the settlement of ante and raise). Each
-moves only the player's wallet, locked by the claim the use case starts with, and is written
-with the round at commit (casino.store).
+Money (casino.ledger.settlement): a round settled on its first cards is one ``bet``
+transaction; a tie is a ``stake`` transaction (what is unsettled held in play) and then a
+``decision`` transaction per decision request. Each moves only the player's wallet, locked by
+the claim the use case starts with, and is written with the round at commit (casino.store).
 """
 
 from __future__ import annotations
 
+__all__ = [
+    "decide",
+    "decide_hands",
+    "get_round",
+    "list_rounds",
+    "place_bet",
+    "resolve_stale",
+    "time_out",
+    "time_out_due",
+]
+
 import uuid
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
-from typing import Any, Literal
+from typing import Any
 
 from casino.engine.casino_war import (
     CasinoWarRound,
@@ -29,13 +42,11 @@ from casino.engine.casino_war import (
     TableRound,
     TableRules,
     deal_casino_war,
-    replay_round,
 )
 from casino.engine.errors import IllegalAction
 from casino.ledger.accounts import SystemAccounts
-from casino.ledger.errors import InsufficientFunds
-from casino.ledger.settlement import decided_round_legs, opened_round_legs, settled_round_legs
-from casino.ledger.transactions import BET, DECISION, STAKE, link, new_transaction
+from casino.ledger.settlement import opened_round_legs, settled_round_legs
+from casino.ledger.transactions import BET, STAKE
 from casino.service import protection, table_rounds
 from casino.service.common import (
     clamp_limit,
@@ -46,39 +57,26 @@ from casino.service.common import (
 )
 from casino.service.errors import Conflict, Forbidden, Invalid, NotFound
 from casino.service.ledger_reads import check_range
+from casino.service.round_common import (
+    AWAITING_DECISION,
+    count_round,
+    is_uuid,
+    post,
+    round_in_progress,
+)
+from casino.service.round_decisions import (
+    decide,
+    decide_hands,
+    past_deadline,
+    time_out,
+    time_out_due,
+)
 from casino.service.round_views import round_view
 from casino.service.seeds import take_first_bet_client_seed
-from casino.service.views import DECIDED_BY, ROUND_STATUSES, Page, RoundView
-from casino.store.protection_records import LimitRecord
-from casino.store.records import BetClaim, DecisionClaim, RoundRecord, RoundRow, Wallet
+from casino.service.views import ROUND_STATUSES, Page, RoundView
+from casino.store.records import BetClaim, RoundRecord, RoundRow
 from casino.store.types import as_utc
 from casino.store.uow import UnitOfWork
-from casino.store.writes import LIMIT_GUARD, ROUND_NOT_OPEN, WALLET_GUARD
-
-DecidedBy = Literal["player", "system", "timeout"]
-AWAITING_DECISION = RoundStatus.AWAITING_DECISION.value
-SETTLED = RoundStatus.SETTLED.value
-
-
-def _round_in_progress(round_id: str | None) -> Conflict:
-    return Conflict(
-        "a round awaits a decision; decide it first",
-        code="round_in_progress",
-        round_id=round_id,
-    )
-
-
-def _not_awaiting(round_id: str) -> Conflict:
-    return Conflict(
-        "the round is not awaiting a decision",
-        code="round_not_awaiting_decision",
-        round_id=round_id,
-    )
-
-
-def _is_amount(value: object) -> bool:
-    return type(value) is int and value >= 0
-
 
 # --- the bet ---------------------------------------------------------------------------
 
@@ -128,7 +126,7 @@ def place_bet(
     else:
         rules.validate_hands(bets)
     if claim.open_round_id is not None:
-        raise _round_in_progress(claim.open_round_id)
+        raise round_in_progress(claim.open_round_id)
     currency = table.currency
     stake = sum(bet.ante + bet.tie_bet for bet in bets)
     wallet = claim.wallet
@@ -144,9 +142,9 @@ def place_bet(
         kind, legs, fields = _classic_bet(rules, claim, bets[0], accounts, wallet.key)
     else:
         kind, legs, fields = _table_bet(rules, claim, bets, accounts, wallet.key)
-    balance_after = _post(uow, kind, player_id, currency, legs, round_id, claim.tx_id, wallet, now)
+    balance_after = post(uow, kind, player_id, currency, legs, round_id, claim.tx_id, wallet, now)
     moved = balance_after - wallet.state.balance
-    _count_round(uow, claim.limits, player_id, currency, moved, risks)
+    count_round(uow, claim.limits, player_id, currency, moved, risks)
     played = protection.session_after_bet(uow, claim.protection, now)
     awaiting = fields["status"] == AWAITING_DECISION
     timeout = rules.decision_timeout
@@ -170,7 +168,7 @@ def place_bet(
     # commit is refused by the one-open-round index; the open round is looked up after the
     # rollback.
     def in_progress() -> Exception:
-        return _round_in_progress(uow.rounds.open_round_id(player_id))
+        return round_in_progress(uow.rounds.open_round_id(player_id))
 
     uow.rounds.add(record, in_progress)
     return round_view(
@@ -238,270 +236,6 @@ def _table_bet(
     return kind, move.legs(accounts, wallet), table_rounds.columns(result)
 
 
-def _count_round(
-    uow: UnitOfWork,
-    limits: tuple[LimitRecord, ...],
-    player_id: str,
-    currency: str,
-    wallet_delta: int,
-    risks: dict[str, int],
-) -> None:
-    """The round's transaction counts against the player's loss and wager limits: the loss
-    by what the wallet really lost (a win lowers it), the wager by the stake; the commit
-    refuses it if the risk no longer fits (``limit_guard``)."""
-    if not limits:
-        return
-    moves = {
-        protection.LOSS: (-wallet_delta, risks[protection.LOSS]),
-        protection.WAGER: (risks[protection.WAGER], risks[protection.WAGER]),
-    }
-    protection.count(uow, limits, moves, uow.now())
-    uow.on_conflict(LIMIT_GUARD, lambda: protection.find_exceeded(uow, player_id, currency, risks))
-
-
-def _post(
-    uow: UnitOfWork,
-    kind: str,
-    player_id: str,
-    currency: str,
-    legs: Any,
-    round_id: str,
-    tx_id: int,
-    wallet: Wallet,
-    now: datetime,
-) -> int:
-    """Link one transaction of the round to its wallet's chain and hand it to the commit;
-    the wallet's balance after it."""
-    tx = new_transaction(kind, currency, player_id, legs, created_at=now, round_id=round_id)
-    try:
-        chained = link(tx, tx_id, wallet.state)
-    except InsufficientFunds:
-        raise insufficient_funds(tx.required, currency) from None
-    uow.ledger.append(chained, wallet)
-    uow.on_conflict(WALLET_GUARD, lambda: insufficient_funds(tx.required, currency))
-    return chained.wallet_balance_after
-
-
-# --- the decision ----------------------------------------------------------------------
-
-
-def decide(
-    uow: UnitOfWork,
-    round_id: str,
-    action: Decision | str,
-    *,
-    player_id: str | None,
-    decided_by: DecidedBy = "player",
-) -> RoundView:
-    """Surrender or go to war on every hand of a round awaiting a decision (one hand: the
-    round's one hand). ``player_id`` restricts the round to that player's (None: any, for
-    operators/system). War needs the raise in the wallet, else Conflict(insufficient_funds)
-    and the round stays open."""
-    return decide_hands(
-        uow, round_id, None, player_id=player_id, decided_by=decided_by, action=action
-    )
-
-
-def decide_hands(
-    uow: UnitOfWork,
-    round_id: str,
-    decisions: Mapping[int, tuple[str, int]] | None,
-    *,
-    player_id: str | None,
-    decided_by: DecidedBy = "player",
-    one_hand: bool = False,
-    action: Decision | str | None = None,
-) -> RoundView:
-    """Decide hands of a round awaiting decisions: ``decisions`` maps a hand to (action, war
-    tie bet); None: ``action`` for every hand awaiting one. ``one_hand``: the body of one
-    hand, for the round's one hand awaiting a decision, whichever it is.
-
-    Past the round's decision deadline the table's clock decides instead, whatever was
-    asked: every hand awaiting a decision takes the timeout action (surrender), recorded as
-    decided by ``timeout`` and settled at the deadline (docs/api-rounds.md).
-    """
-    if decided_by not in DECIDED_BY:
-        raise ValueError(f"decided_by must be one of {DECIDED_BY}, not {decided_by!r}")
-    if action is not None:
-        try:
-            action = Decision(action)
-        except ValueError:
-            raise Invalid(f"unknown decision {action!r}", code="unknown_decision") from None
-    claim = uow.rounds.claim_decision(round_id) if _is_uuid(round_id) else None
-    if claim is None or (player_id is not None and claim.round.player_id != player_id):
-        raise NotFound("no such round", code="round_not_found")
-    record = claim.round
-    if record.status != AWAITING_DECISION:
-        raise _not_awaiting(record.id)
-    rules = TableRules.from_dict(record.rules)
-    now = uow.now()
-    deadline = record.decision_deadline
-    if deadline is not None and now >= deadline:
-        return _settle_decision(uow, claim, rules, _Clock(), now, deadline)
-    if decided_by == "timeout":
-        raise _not_awaiting(record.id)  # the clock has not run out: nothing to do
-    return _settle_decision(
-        uow, claim, rules, _Asked(decisions, action, decided_by, one_hand), now, now
-    )
-
-
-@dataclass(frozen=True)
-class _Asked:
-    """What a request asked: decisions per hand, or one action for every waiting hand."""
-
-    decisions: Mapping[int, tuple[str, int]] | None
-    action: Decision | None
-    decided_by: str
-    one_hand: bool
-
-
-@dataclass(frozen=True)
-class _Clock:
-    """The decision clock ran out."""
-
-
-def _settle_decision(
-    uow: UnitOfWork,
-    claim: DecisionClaim,
-    rules: TableRules,
-    asked: _Asked | _Clock,
-    now: datetime,
-    settled_at: datetime,
-) -> RoundView:
-    record = claim.round
-    if record.hands is None:
-        game: Any = replay_round(
-            rules,
-            claim.server_seed,
-            record.client_seed,
-            record.nonce,
-            record.ante,
-            record.tie_bet,
-        )
-        before = None
-    else:
-        game = table_rounds.replay(
-            rules, claim.server_seed, record.client_seed, record.nonce, record.hands
-        )
-        before = game.snapshot()
-    goes_to_war = _apply(game, rules, asked, record)
-    if goes_to_war and rules.surrender_allowed:
-        # Going to war is a new wager, which a blocked account may not make; surrendering
-        # settles the round. (Without surrender at the table, war is the only way out.)
-        protection.check_account(claim.protection, now)
-    accounts = uow.ledger.system_accounts(record.currency)
-    if before is None:  # the classic round
-        result = game.result
-        raised = result.bets.raise_
-        legs = decided_round_legs(
-            accounts,
-            claim.wallet.key,
-            result.bets.ante,
-            raised,
-            result.payouts.ante + result.payouts.raise_,
-        )
-        decision = game.decision
-        fields: dict[str, Any] = {
-            "status": SETTLED,
-            "decision": decision.value,
-            "decided_by": _decided_by(asked),
-            "raise_amount": raised,
-            "war": None if result.war is None else result.war.to_dict(),
-            "ante_payout": result.payouts.ante,
-            "raise_payout": result.payouts.raise_,
-            "tie_bet_payout": result.payouts.tie_bet,
-            "net": result.net,
-        }
-    else:
-        after = game.snapshot()
-        move = table_rounds.movement(before, after)
-        raised = move.staked
-        legs = move.legs(accounts, claim.wallet.key)
-        fields = table_rounds.columns(after)
-    # Going to war risks the raise (wagered, and lost at worst); a surrender risks nothing.
-    risks = {protection.LOSS: raised, protection.WAGER: raised}
-    protection.check_limits(claim.limits, risks, now)
-    balance_after = _post(
-        uow,
-        DECISION,
-        record.player_id,
-        record.currency,
-        legs,
-        record.id,
-        claim.tx_id,
-        claim.wallet,
-        now,
-    )
-    _count_round(
-        uow,
-        claim.limits,
-        record.player_id,
-        record.currency,
-        balance_after - claim.wallet.state.balance,
-        risks,
-    )
-    settled = fields["status"] == SETTLED
-    decided = replace(
-        record,
-        **fields,
-        balance_after=balance_after,
-        settled_at=settled_at if settled else None,
-    )
-    uow.rounds.save_decision(decided)
-    uow.on_conflict(ROUND_NOT_OPEN, lambda: _not_awaiting(record.id))
-    return round_view(
-        RoundRow(decided, claim.seed_hash, claim.revealed, [*claim.transaction_ids, claim.tx_id]),
-        reality_check=protection.reality_check(claim.protection, now),
-    )
-
-
-def _decided_by(asked: _Asked | _Clock) -> str:
-    return "timeout" if isinstance(asked, _Clock) else asked.decided_by
-
-
-def _apply(game: Any, rules: TableRules, asked: _Asked | _Clock, record: RoundRecord) -> bool:
-    """Apply the decisions to the replayed round; whether any hand goes to war."""
-    if isinstance(game, CasinoWarRound):
-        if isinstance(asked, _Clock):
-            choice = rules.timeout_action
-        elif asked.decisions is None:
-            assert asked.action is not None
-            choice = asked.action
-        else:
-            choice = _one_classic_choice(rules, asked.decisions)
-        try:
-            game.decide(choice)
-        except IllegalAction as exc:
-            if exc.code == "round_not_awaiting_decision":  # stored state and replay disagree
-                raise RuntimeError(f"round {record.id} is open but its deal is not a tie") from exc
-            raise
-        return choice is Decision.WAR
-    if isinstance(asked, _Clock):
-        game.time_out()
-        return False
-    if asked.decisions is None:
-        assert asked.action is not None
-        wanted = {hand: (asked.action.value, 0) for hand in game.awaiting}
-    elif asked.one_hand and len(game.awaiting) == 1:
-        wanted = {game.awaiting[0]: asked.decisions[0]}
-    else:
-        wanted = dict(asked.decisions)
-    game.decide_many(table_rounds.choices(wanted, asked.decided_by))
-    return any(action == Decision.WAR.value for action, _ in wanted.values())
-
-
-def _one_classic_choice(rules: TableRules, decisions: Mapping[int, tuple[str, int]]) -> Decision:
-    """A classic round has hand 0 only, and no war tie bet."""
-    if set(decisions) != {0}:
-        raise IllegalAction("the round has hand 0 only", code="illegal_action")
-    action, war_tie_bet = decisions[0]
-    rules.validate_war_tie_bet(war_tie_bet)
-    try:
-        return Decision(action)
-    except ValueError:
-        raise Invalid(f"unknown decision {action!r}", code="unknown_decision") from None
-
-
 # --- recall ----------------------------------------------------------------------------
 
 
@@ -509,10 +243,10 @@ def get_round(uow: UnitOfWork, round_id: str, player_id: str | None) -> RoundVie
     """A round's recall; ``player_id`` the player asking (None: an operator). The player's
     recall reports a reality check due now, as bets and decisions do, so a client that only
     polls a round still sees it."""
-    row = uow.rounds.get(round_id) if _is_uuid(round_id) else None
+    row = uow.rounds.get(round_id) if is_uuid(round_id) else None
     if row is None or (player_id is not None and row.round.player_id != player_id):
         raise NotFound("no such round", code="round_not_found")
-    if _past_deadline(row.round, uow.now()):
+    if past_deadline(row.round, uow.now()):
         # Read past its decision deadline, the round is decided by the clock first (the
         # caller commits: GET /rounds/{id} is a write for that reason).
         view = time_out(uow, round_id)
@@ -552,7 +286,7 @@ def list_rounds(
             created = as_utc(datetime.fromisoformat(created_text))
         except (ValueError, OverflowError):  # overflow: year 1 or 9999 shifted by an offset
             raise Invalid("malformed cursor", code="invalid_cursor") from None
-        if not _is_uuid(last_id):
+        if not is_uuid(last_id):
             raise Invalid("malformed cursor", code="invalid_cursor")
         before = (created, last_id)
     rows = uow.rounds.page(
@@ -571,34 +305,6 @@ def list_rounds(
         last = rows[-1].round
         next_cursor = encode_cursor(last.created_at.astimezone(UTC).isoformat(), last.id)
     return Page(items=[round_view(row) for row in rows], next_cursor=next_cursor)
-
-
-def _past_deadline(record: RoundRecord, now: datetime) -> bool:
-    deadline = record.decision_deadline
-    return record.status == AWAITING_DECISION and deadline is not None and now >= deadline
-
-
-def time_out(uow: UnitOfWork, round_id: str) -> RoundView | None:
-    """Let the decision clock decide a round past its deadline; None if it is not (any
-    more) waiting past one."""
-    try:
-        return decide_hands(uow, round_id, None, player_id=None, decided_by="timeout")
-    except Conflict as exc:
-        if exc.code == "round_not_awaiting_decision":
-            return None
-        raise
-
-
-def time_out_due(uow: UnitOfWork, player_id: str | None = None) -> list[RoundView]:
-    """Every round past its decision deadline (one player's, or all the operator's)
-    decided by the clock: the scheduler's step (``casino time-out-rounds``), also run by
-    ``resolve-stale`` and before a bet of a player whose open round is past it."""
-    decided = []
-    for round_id in uow.rounds.due_ids(uow.now(), player_id):
-        view = time_out(uow, round_id)
-        if view is not None:
-            decided.append(view)
-    return decided
 
 
 def resolve_stale(uow: UnitOfWork, older_than: timedelta) -> list[RoundView]:
@@ -625,15 +331,3 @@ def resolve_stale(uow: UnitOfWork, older_than: timedelta) -> list[RoundView]:
                 continue  # no surrender at this table and no funds for war: leave it open
         resolved.append(view)
     return resolved
-
-
-# --- views -----------------------------------------------------------------------------
-
-
-def _is_uuid(value: object) -> bool:
-    if not isinstance(value, str):
-        return False
-    try:
-        return str(uuid.UUID(value)) == value
-    except ValueError:
-        return False

@@ -159,6 +159,16 @@ def test_three_hands_decided_together_pay_verify_and_audit(
     tampered = json.loads(json.dumps(recalled))
     tampered["hands"][0]["ties"] += 1
     assert verify(tampered) == 1
+    tampered = json.loads(json.dumps(recalled))
+    card = tampered["wars"][0]["cards"][0]
+    card["card"] = "AS" if card["card"] != "AS" else "2C"
+    assert verify(tampered) == 1
+    tampered = json.loads(json.dumps(recalled))  # a clock this table does not have
+    tampered["hands"][2]["decision"]["decided_by"] = "timeout"
+    assert verify(tampered) == 1
+    tampered = json.loads(json.dumps(recalled))  # more war tie bet than the table takes
+    tampered["hands"][0]["bets"]["war_tie_bet"] = 20_000
+    assert verify(tampered) == 1
     report = audit_database(database_url)
     assert report.ok, [c for c in report.checks if not c.ok]
 
@@ -220,6 +230,12 @@ def test_the_decision_clock_surrenders_at_the_deadline(
         assert recalled["hands"][0]["decision"] == {"action": "surrender", "decided_by": "timeout"}
         assert recalled["decision_deadline"] is None
         assert recalled["settled_at"].startswith(opened["decision_deadline"][:19])
+    # A list that shows a round past its deadline shows it decided by the clock.
+    steer(capi, database_url, player, rules, stakes, lambda g: g.awaiting == (0,))
+    listed_open = bet(capi, player, "timed", [{"ante": 1000}, {"ante": 500}]).get_json()
+    clock.advance(seconds=21)
+    page = capi.get("/api/v1/rounds?status=settled", auth=player.auth).get_json()
+    assert listed_open["id"] in {item["id"] for item in page["items"]}
     # A bet while a round is past its deadline: the clock decides it, then the bet is dealt.
     steer(capi, database_url, player, rules, stakes, lambda g: g.awaiting == (0,))
     opened = bet(capi, player, "timed", [{"ante": 1000}, {"ante": 500}]).get_json()

@@ -9,6 +9,7 @@ import json
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -16,8 +17,9 @@ from casino.audit_export import casino_audit_export as verifier
 from casino.engine.casino_war import HandBet, TableRound, TableRules
 from casino.service import rounds, seeds, tables
 from casino.service.export import export
+from casino.store.uow import UnitOfWork
 
-from .conftest import SIGNING_KEY, Svc
+from .conftest import SIGNING_KEY, Svc, is_tie
 
 KEYS = [SIGNING_KEY.verifying]
 EVO = TableRules(
@@ -61,6 +63,17 @@ def play(svc: Svc) -> list[str]:
     second = svc.run(rounds.place_bet, player, "evo", hands=one)
     svc.run(rounds.decide_hands, second.id, {0: ("war", 0)}, player_id=player, one_hand=True)
     svc.run(rounds.place_bet, player, "evo", hands=[HandBet(0, 200), HandBet(300, 0)])
+    # A one-hand round at a table with a decision clock, decided by it.
+    svc.run(tables.create_table, "timed", "EUR", TableRules(decision_seconds=5, tie_only=True))
+    svc.steer(player, is_tie)
+    timed = svc.run(rounds.place_bet, player, "timed", 200, 100)
+    later = datetime.now(UTC) + timedelta(seconds=10)
+    with UnitOfWork(svc.factory, clock=lambda: later, operator=svc.operator) as uow:
+        (decided,) = rounds.time_out_due(uow)
+        uow.commit()
+    assert decided.id == timed.id and decided.decision["decided_by"] == "timeout"  # type: ignore[attr-defined]
+    svc.steer(player, is_tie)
+    svc.run(rounds.place_bet, player, "timed", 0, 100)  # a tie bet alone, on a tie
     svc.seal()
     svc.run(seeds.rotate_seed, player)  # these rounds become verifiable
     steer(svc, player, one, lambda g: g.awaiting == (0,))

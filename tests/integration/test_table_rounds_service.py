@@ -5,16 +5,19 @@ resolve-stale decides every waiting hand. On SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from datetime import timedelta
 
 import pytest
+from sqlalchemy import select, update
 
 from casino.engine.casino_war import HandBet, TableRound, TableRules
 from casino.service import limits as limit_service
 from casino.service import rounds, seeds, tables
 from casino.service.errors import Conflict, Forbidden
 from casino.service.protection import Actor
+from casino.store.models import Round
 from casino.store.uow import UnitOfWork
 
 from .conftest import Svc
@@ -95,3 +98,41 @@ def test_resolve_stale_decides_every_waiting_hand(svc: Svc, table: str) -> None:
     for index in (0, 2):
         assert view.hands[index]["decision"] == {"action": "war", "decided_by": "system"}
     assert svc.audit().ok
+
+
+def _tampered(svc: Svc, round_id: str, **values: object) -> list[str]:
+    """The audit's complaints after the round's row was changed behind the service."""
+    with svc.factory() as session:
+        session.execute(update(Round).where(Round.id == round_id).values(**values))
+        session.commit()
+    report = svc.audit()
+    return [check.detail for check in report.checks if not check.ok]
+
+
+@pytest.mark.parametrize("field", ["hand_payout", "war_card", "war_tie_bet_payout", "net"])
+def test_the_audit_replays_the_hands_shape_and_catches_an_edit(
+    svc: Svc, table: str, field: str
+) -> None:
+    player = svc.player(funds=100_000)
+    steer(svc, player, THREE, lambda g: g.awaiting == (0,))
+    opened = svc.run(rounds.place_bet, player, table, hands=THREE)
+    done = svc.run(rounds.decide_hands, opened.id, {0: ("war", 500)}, player_id=player)  # type: ignore[attr-defined]
+    assert svc.audit().ok
+    record = json.loads(json.dumps({"hands": done.hands, "wars": done.wars}))  # type: ignore[attr-defined]
+    with svc.factory() as session:
+        stored = dict(
+            session.execute(select(Round.hands).where(Round.id == opened.id)).scalar_one()
+        )  # type: ignore[attr-defined]
+    assert stored["hands"] == record["hands"] and stored["wars"] == record["wars"]
+    if field == "hand_payout":
+        stored["hands"][1]["payouts"]["ante"] += 100
+        problems = _tampered(svc, opened.id, hands=stored)  # type: ignore[attr-defined]
+    elif field == "war_card":
+        card = stored["wars"][0]["cards"][0]
+        card["card"] = "AS" if card["card"] != "AS" else "2C"
+        problems = _tampered(svc, opened.id, hands=stored)  # type: ignore[attr-defined]
+    elif field == "war_tie_bet_payout":
+        problems = _tampered(svc, opened.id, war_tie_bet_payout=done.payouts["war_tie_bet"] + 5500)  # type: ignore[attr-defined]
+    else:
+        problems = _tampered(svc, opened.id, net=done.net + 1)  # type: ignore[attr-defined]
+    assert any(str(opened.id) in problem for problem in problems), problems  # type: ignore[attr-defined]

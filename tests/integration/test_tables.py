@@ -21,7 +21,7 @@ def test_demo_tables_listed_with_exact_rtp(svc: Svc, demo_tables: list[str]) -> 
     assert classic.currency == "EUR" and classic.active
     assert classic.rules["decks"] == 6 and classic.rules["tie_pays"] == 10
     assert classic.rules["min_ante"] == 100 and classic.rules["max_ante"] == 500_000
-    assert set(classic.rtp) == {"war", "surrender", "tie_bet"}
+    assert set(classic.rtp) == {"war", "surrender", "tie_bet", "bets", "round"}
     expected = theoretical_rtp(TableRules.from_dict(classic.rules))
     for name, value in expected.items():
         assert Fraction(classic.rtp[name]["exact"]) == value

@@ -27,7 +27,7 @@ from casino.api.openapi import (
     error_responses,
     problem_codes,
 )
-from casino.api.resources._uow import read, write
+from casino.api.resources._uow import write
 from casino.api.schemas_rounds import (
     BetSchema,
     DecisionSchema,
@@ -41,6 +41,7 @@ from casino.service import game_sessions
 from casino.service import rounds as round_service
 from casino.service.errors import Conflict
 from casino.service.views import Page, RoundView
+from casino.store.uow import UnitOfWork
 
 blp = ApiBlueprint("rounds", __name__, url_prefix="/api/v1/rounds", description="Rounds")
 
@@ -129,8 +130,13 @@ class Rounds(MethodView):
             if wanted is not None and wanted != scope:
                 raise player_not_found(wanted)
             wanted = scope
-        return read(
-            lambda uow: round_service.list_rounds(
+
+        def listing(uow: UnitOfWork) -> Page[RoundView]:
+            # Rounds past their decision deadline are decided by the clock first, committed
+            # (one probe of a partial index), so no list shows one waiting beyond its clock.
+            if round_service.time_out_due(uow, wanted):
+                uow.commit()
+            return round_service.list_rounds(
                 uow,
                 wanted,
                 query.get("status"),
@@ -140,7 +146,8 @@ class Rounds(MethodView):
                 since=query.get("since"),
                 until=query.get("until"),
             )
-        )
+
+        return write(listing)
 
 
 @blp.route("/<uuid_str:round_id>")
