@@ -39,7 +39,8 @@ test-fast: install
 screenshots: install
 	CASINO_REQUIRE_BROWSER=1 CASINO_SCREENSHOTS_DIR=$(CURDIR)/docs/screenshots $(BIN)/pytest -q -p no:cacheprovider \
 	  -m "not postgres" tests/browser/test_table.py tests/browser/test_free_play.py \
-	  tests/browser/test_languages.py tests/browser/test_live_table.py
+	  tests/browser/test_languages.py tests/browser/test_live_table.py \
+	  tests/browser/test_table_rules.py tests/browser/test_table_hands.py
 
 # The game client's catalogues (casino/web/static/i18n/*.json) compiled from casino/i18n/po/*.po;
 # commit the result (tests/unit/i18n fails while they differ).

@@ -80,6 +80,21 @@ export async function deal(serverSeedHex, clientSeed, nonce, decks = 6, count = 
   return shoe.slice(0, count);
 }
 
+// The round's cards in the order they were dealt (docs/fairness.md sections 6 and 13):
+// classic, the player's card then the dealer's; table, the dealer's then one per hand; then
+// each war: three burns, a card to each hand at war in hand order, one dealer card.
+export function shownCards(round) {
+  const shown =
+    round.dealing === "table"
+      ? [round.dealer_card, ...round.hands.map((hand) => hand.card)]
+      : [round.player_card, round.dealer_card];
+  const wars = round.wars ?? (round.war
+    ? [{ burns: round.war.burns, cards: [{ card: round.war.player_card }], dealer_card: round.war.dealer_card }]
+    : []);
+  for (const war of wars) shown.push(...war.burns, ...war.cards.map((c) => c.card), war.dealer_card);
+  return shown;
+}
+
 // Check a recalled round whose server seed has been revealed: the seed matches the
 // commitment, and dealing it again gives the cards the round shows.
 export async function verifyRound(round) {
@@ -87,9 +102,8 @@ export async function verifyRound(round) {
   if (!fairness?.server_seed) throw new Error("the server seed of this round is not revealed yet");
   const commitment = await sha256Hex(hexToBytes(fairness.server_seed));
   const decks = round.rules?.decks ?? 6;
-  const cards = await deal(fairness.server_seed, fairness.client_seed, fairness.nonce, decks);
-  const shown = [round.player_card, round.dealer_card];
-  if (round.war) shown.push(...round.war.burns, round.war.player_card, round.war.dealer_card);
+  const shown = shownCards(round);
+  const cards = await deal(fairness.server_seed, fairness.client_seed, fairness.nonce, decks, Math.max(7, shown.length));
   const mismatches = shown
     .map((card, i) => ({ position: i + 1, shown: card, dealt: cards[i] }))
     .filter((entry) => entry.shown !== entry.dealt);

@@ -5,10 +5,15 @@ import { h, replace, show } from "./dom.js";
 import { dateTimeText, N_, t } from "./i18n.js";
 import { money, signedMoney } from "./money.js";
 import { act } from "./table-play.js";
+import { handsOf, handStory, severalOf, warsOf } from "./table-hands.js";
 import { payoutRows } from "./table-round.js";
 import { el, HISTORY_PAGE, state } from "./table-state.js";
 
-const DECIDED_BY = { player: N_("recall.by.player"), system: N_("recall.by.system") };
+const DECIDED_BY = {
+  player: N_("recall.by.player"),
+  system: N_("recall.by.system"),
+  timeout: N_("recall.by.timeout"),
+};
 
 export function rememberRound(round) {
   const index = state.history.findIndex((r) => r.id === round.id);
@@ -25,8 +30,10 @@ export function renderHistory() {
     el.history,
     state.history.map((round) => {
       const open = round.status === "awaiting_decision";
-      const cards = t("history.cards", { yours: cardText(round.player_card), theirs: cardText(round.dealer_card) });
-      const war = round.war
+      const several = severalOf(round);
+      const yours = several ? handsOf(round).map((hand) => cardText(hand.card)).join(" ") : cardText(round.player_card);
+      const cards = t("history.cards", { yours, theirs: cardText(round.dealer_card) });
+      const war = round.war && !several
         ? ` · ${t("history.war", { yours: cardText(round.war.player_card), theirs: cardText(round.war.dealer_card) })}`
         : "";
       const net = open ? t("history.deciding") : signedMoney(round.net, round.currency);
@@ -77,14 +84,36 @@ async function recall(roundId) {
   }, () => recall(roundId));
 }
 
-function decisionText(round) {
-  if (round.decision) {
-    const who = t(DECIDED_BY[round.decision.decided_by] || DECIDED_BY.system);
-    return round.decision.action === "war"
+function decisionText(round, hand) {
+  if (hand.decision) {
+    const who = t(DECIDED_BY[hand.decision.decided_by] || DECIDED_BY.system);
+    return hand.decision.action === "war"
       ? t("recall.went_to_war", { who })
       : t("recall.surrendered", { who });
   }
-  return round.status === "awaiting_decision" ? t("recall.waiting") : t("recall.no_tie");
+  return hand.status === "awaiting_decision" ? t("recall.waiting") : t("recall.no_tie");
+}
+
+// Each hand of a round of several: its card, its decision and what happened to it.
+function recallHands(round) {
+  if (!severalOf(round)) return h("p", { class: "recall-decision" }, decisionText(round, handsOf(round)[0]));
+  return h("ol", { class: "recall-hands" },
+    handsOf(round).map((hand) =>
+      h("li", { dataset: { hand: hand.hand } },
+        h("strong", {}, t("bet.hand", { n: hand.hand + 1 })), " ",
+        cardElement(hand.card, { size: "tiny" }), " ",
+        hand.status === "settled" ? handStory(round, hand) : "", " ",
+        h("span", { class: "recall-decision" }, decisionText(round, hand)))));
+}
+
+// The war cards: (you, dealer) for one hand, as always; each hand's and the dealer's for several.
+function warRows(round, cardsRow) {
+  const several = severalOf(round);
+  return warsOf(round).flatMap((war, i) => {
+    const n = warsOf(round).length > 1 ? ` ${i + 1}` : "";
+    const cards = several ? [...war.cards.map((c) => c.card), war.dealer_card] : [war.cards[0]?.card, war.dealer_card];
+    return [cardsRow(`${t("recall.burnt")}${n}`, war.burns), cardsRow(`${t("recall.war_cards")}${n}`, cards)];
+  });
 }
 
 export function renderRecall(round) {
@@ -100,11 +129,10 @@ export function renderRecall(round) {
       h("strong", {}, t("recall.round", { nonce: f.nonce })), " · ",
       t("recall.where", { table: round.table_id, time: dateTimeText(round.created_at) })),
     h("div", { class: "recall-deal" },
-      cardsRow(t("recall.you"), [round.player_card]),
+      cardsRow(t("recall.you"), handsOf(round).map((hand) => hand.card)),
       cardsRow(t("recall.dealer"), [round.dealer_card]),
-      round.war ? cardsRow(t("recall.burnt"), round.war.burns) : null,
-      round.war ? cardsRow(t("recall.war_cards"), [round.war.player_card, round.war.dealer_card]) : null),
-    h("p", {}, decisionText(round)),
+      warRows(round, cardsRow)),
+    recallHands(round),
     h("table", { class: "payouts compact", "aria-label": t("recall.payouts") },
       h("thead", {}, h("tr", {}, column("payouts.bet"), column("payouts.stake"),
         column("payouts.result"), column("payouts.paid"))),

@@ -9,6 +9,8 @@ import { renderBets, setBalance, setBusy } from "./table-bets.js";
 import { renderSeeds } from "./table-fairness.js";
 import { rememberRound } from "./table-history.js";
 import { announce, clearError, fatal, showError } from "./table-messages.js";
+import { noteServerTime } from "./table-clock.js";
+import { awaitingHands, firstDecisionButton } from "./table-decisions.js";
 import { showRealityCheck } from "./table-reality.js";
 import { forgetSession } from "./session.js";
 import { outcomeSentence, showRound, tieSentence } from "./table-round.js";
@@ -16,8 +18,14 @@ import { el, state } from "./table-state.js";
 
 export async function deal() {
   if (state.busy || state.dead || state.client.hasPending() || state.realityCheck) return;
-  const body = { table_id: state.table.id, ante: state.ante };
-  if (state.tie > 0) body.tie_bet = state.tie;
+  // One hand: the body since the first version; several: hands[], dealt in this order.
+  const body = { table_id: state.table.id };
+  if (state.hands.length === 1) {
+    body.ante = state.hands[0].ante;
+    if (state.hands[0].tie > 0) body.tie_bet = state.hands[0].tie;
+  } else {
+    body.hands = state.hands.map((hand) => ({ ante: hand.ante, tie_bet: hand.tie }));
+  }
   const fresh = freshClientSeed();
   if (fresh) body.client_seed = fresh;
   await placeBet(body);
@@ -45,18 +53,57 @@ async function placeBet(body) {
   }, () => placeBet(body), { money: true });
 }
 
-export async function decide(action) {
+// ``only``: one hand's decision; otherwise every hand awaiting one gets ``action``.
+export async function decide(action, only = null) {
   const round = state.round;
   if (state.busy || state.dead || round?.status !== "awaiting_decision") return;
   if (state.client.hasPending()) return;
-  await sendDecision(round.id, action);
+  const hands = only === null ? awaitingHands(round) : [only];
+  await sendDecision(round.id, decisionBody(round, hands, action));
 }
 
-async function sendDecision(roundId, action) {
+// A round of one hand: the body since the first version; several: hands{} (and war tie bets
+// for the hands going to war).
+function decisionBody(round, hands, action) {
+  const warTie = (hand) => (action === "war" ? state.warTie[hand] ?? 0 : 0);
+  if ((round.hands?.length ?? 1) <= 1) {
+    const body = { action };
+    if (warTie(0) > 0) body.war_tie_bet = warTie(0);
+    return body;
+  }
+  const body = { hands: Object.fromEntries(hands.map((hand) => [String(hand), action])) };
+  const bets = hands.filter((hand) => warTie(hand) > 0);
+  if (bets.length) body.war_tie_bets = Object.fromEntries(bets.map((hand) => [String(hand), warTie(hand)]));
+  return body;
+}
+
+async function sendDecision(roundId, body) {
   await act(async () => {
-    const settled = await state.client.money(`/api/v1/rounds/${roundId}/decision`, { action });
+    const settled = await state.client.money(`/api/v1/rounds/${roundId}/decision`, body);
     onRound(settled);
-  }, () => sendDecision(roundId, action), { money: true });
+  }, () => sendDecision(roundId, body), { money: true });
+}
+
+// The open round read again (the decision clock: the server decides when it runs out, and
+// any read applies it), quietly: a failed read is tried again at the next tick. Dropped when
+// a bet or decision answered meanwhile.
+export async function refreshOpenRound() {
+  const round = state.round;
+  if (!round || round.status !== "awaiting_decision") return;
+  if (state.busy || state.dead || state.client.hasPending()) return;
+  const seen = state.roundAnswers;
+  let fresh;
+  try {
+    fresh = await state.client.get(`/api/v1/rounds/${round.id}`);
+  } catch {
+    return;
+  }
+  if (state.roundAnswers !== seen || state.busy || state.round?.id !== round.id) return;
+  if (fresh.status === round.status && String(fresh.awaiting_hands) === String(round.awaiting_hands)) return;
+  const inDecision = el.felt.contains(document.activeElement);
+  onRound(fresh);
+  state.focusNext = null;
+  if (inDecision && fresh.status !== "awaiting_decision" && !state.realityCheck) el.deal.focus();
 }
 
 // docs/fairness.md: a pair whose client seed the player did not choose (the server's default,
@@ -136,6 +183,8 @@ async function refreshBalance() {
 
 function onRound(round) {
   const fresh = state.round?.id !== round.id;
+  state.roundAnswers += 1;
+  if (fresh && round.status === "awaiting_decision") noteServerTime(round.created_at);
   showRound(round, { animate: true, fresh });
   setBalance(round.balance_after);
   renderBets();
@@ -146,13 +195,14 @@ function onRound(round) {
   }
   const sentence =
     round.status === "awaiting_decision"
-      ? `${tieSentence(round)} ${t("round.choose")}`
+      ? `${tieSentence(round)} ${t(awaitingHands(round).length > 1 ? N_("round.choose_hands") : N_("round.choose"))}`
       : `${outcomeSentence(round)} ${t("round.balance", { amount: money(round.balance_after, state.currency) })}`;
   announce(sentence);
   if (round.reality_check) showRealityCheck(round.reality_check);
   // Focus follows the game for keyboard players (set once the controls are enabled again).
   if (round.status === "awaiting_decision") {
-    state.focusNext = round.rules?.surrender_allowed === false ? el.war : el.surrender;
+    state.focusNext =
+      firstDecisionButton() || (round.rules?.surrender_allowed === false ? el.war : el.surrender);
   } else if (!fresh) {
     state.focusNext = el.deal;
   }

@@ -1,19 +1,20 @@
 // One round on the felt: the cards, the tie's decision, the outcome and its payouts, in
 // sentences of the player's language with the cards' names.
 
-import { cardElement, cardName, emptySlot, parseCard } from "./cards.js";
+import { cardElement, cardName, emptySlot } from "./cards.js";
 import { h, replace, show } from "./dom.js";
-import { N_, t } from "./i18n.js";
+import { N_, t, tn } from "./i18n.js";
 import { money, signedMoney } from "./money.js";
 import { updateButtons } from "./table-bets.js";
+import { runClock, stopClock } from "./table-clock.js";
+import { awaitingHands, clearDecisions, renderDecisions } from "./table-decisions.js";
+import { handsOf, handStory, renderSeat, renderWars, severalOf } from "./table-hands.js";
 import { el, state } from "./table-state.js";
-
-const RANK_ORDER = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"];
 
 export function showIdle() {
   state.round = null;
   renderCards(null);
-  show(el.warZone, false);
+  renderWars(null);
   el.headline.textContent = t("round.place_bets");
   el.headline.className = "headline";
   show(el.payouts, false);
@@ -22,6 +23,8 @@ export function showIdle() {
   show(el.deal, true);
   show(el.surrender, false);
   show(el.war, false);
+  clearDecisions();
+  stopClock();
   updateButtons();
 }
 
@@ -30,22 +33,15 @@ export function renderCards(round, animate = false) {
     el.dealerCards,
     round ? cardElement(round.dealer_card, { deal: animate }) : emptySlot(t("round.dealer_card")),
   );
-  replace(
-    el.playerCards,
-    round ? cardElement(round.player_card, { deal: animate }) : emptySlot(t("round.your_card")),
-  );
+  renderSeat(round, animate);
 }
 
 export function showRound(round, { animate = false, fresh = true } = {}) {
+  if (state.round?.id !== round.id) state.warTie = {};
   state.round = round;
   renderCards(round, animate && fresh);
+  renderWars(round, animate);
   const deciding = round.status === "awaiting_decision";
-  if (round.war) {
-    replace(el.burnCards, round.war.burns.map((c) => cardElement(c, { size: "small", deal: animate })));
-    replace(el.warDealer, cardElement(round.war.dealer_card, { size: "small", deal: animate }));
-    replace(el.warPlayer, cardElement(round.war.player_card, { size: "small", deal: animate }));
-  }
-  show(el.warZone, Boolean(round.war));
   show(el.deal, !deciding);
   show(el.surrender, deciding && round.rules?.surrender_allowed !== false);
   show(el.war, deciding);
@@ -53,44 +49,42 @@ export function showRound(round, { animate = false, fresh = true } = {}) {
   if (deciding) {
     const m = (v) => money(v, round.currency);
     const parts = [tieSentence(round)];
-    if (round.payouts.tie_bet) parts.push(t("round.tie_bet_paid", { amount: m(round.payouts.tie_bet) }));
-    parts.push(
-      t("round.decision_note", { half: m(Math.floor(round.bets.ante / 2)), raise: m(round.bets.ante) }),
-    );
+    const tiePaid = handsOf(round).reduce((sum, hand) => sum + (hand.payouts?.tie_bet ?? 0), 0);
+    if (tiePaid) parts.push(t("round.tie_bet_paid", { amount: m(tiePaid) }));
+    const ante = awaitingHands(round).reduce((sum, i) => sum + (handsOf(round)[i]?.bets.ante ?? 0), 0);
+    parts.push(t("round.decision_note", { half: m(Math.floor(ante / 2)), raise: m(ante) }));
     el.decisionNote.textContent = parts.join(" ");
     show(el.outcome, false);
+    renderDecisions(round);
   } else {
+    clearDecisions();
     renderOutcome(round);
   }
+  runClock(round);
   updateButtons();
 }
 
-function rank(code) {
-  const card = parseCard(code);
-  return card && !card.joker ? RANK_ORDER.indexOf(card.rank) : -1;
-}
-
 export function tieSentence(round) {
-  return t("round.tie", { yours: cardName(round.player_card), theirs: cardName(round.dealer_card) });
+  const waiting = awaitingHands(round);
+  if (severalOf(round) && waiting.length !== 1) {
+    return tn("round.hands_tie", waiting.length, { theirs: cardName(round.dealer_card) });
+  }
+  const hand = handsOf(round)[waiting[0] ?? 0];
+  const yours = cardName(hand?.card ?? round.player_card);
+  if (severalOf(round)) {
+    return t("round.hand_tie", { hand: waiting[0] + 1, yours, theirs: cardName(round.dealer_card) });
+  }
+  return t("round.tie", { yours, theirs: cardName(round.dealer_card) });
 }
 
 export function outcomeSentence(round) {
-  const yours = cardName(round.player_card);
-  const theirs = cardName(round.dealer_card);
+  const hands = handsOf(round);
   let story;
-  if (round.decision?.action === "surrender") {
-    story = t("outcome.surrendered", { yours, theirs });
-  } else if (round.war) {
-    const cards = { yours: cardName(round.war.player_card), theirs: cardName(round.war.dealer_card) };
-    const mine = rank(round.war.player_card);
-    const dealers = rank(round.war.dealer_card);
-    if (mine > dealers) story = t("outcome.war_won", cards);
-    else if (mine === dealers) story = t("outcome.war_tie", cards);
-    else story = t("outcome.war_lost", cards);
-  } else if (rank(round.player_card) > rank(round.dealer_card)) {
-    story = t("outcome.won", { yours, theirs });
+  if (hands.length > 1) {
+    const won = hands.filter((hand) => hand.net > 0).length;
+    story = t("outcome.hands", { won, total: hands.length });
   } else {
-    story = t("outcome.lost", { yours, theirs });
+    story = handStory(round, hands[0]);
   }
   const amount = money(Math.abs(round.net), round.currency);
   const result =
@@ -102,7 +96,12 @@ export function outcomeSentence(round) {
   return `${story} ${result}`;
 }
 
-const BET_NAMES = { ante: N_("bet.ante"), tie_bet: N_("bet.tie_bet"), raise: N_("bet.raise") };
+const BET_NAMES = {
+  ante: N_("bet.ante"),
+  tie_bet: N_("bet.tie_bet"),
+  raise: N_("bet.raise"),
+  war_tie_bet: N_("bet.war_tie_bet"),
+};
 // The API's outcome labels (BetOutcome) in words.
 const OUTCOME_WORDS = {
   win: N_("result.win"),
@@ -112,34 +111,51 @@ const OUTCOME_WORDS = {
   pending: N_("result.pending"),
 };
 
-// A bet's result: the round's outcome label when the API gives one, else worked out from its
-// stake and payout.
-function betResult(round, bet) {
-  const given = round.outcomes?.[bet];
+// A bet's result: the outcome label when the API gives one, else worked out from its stake
+// and payout.
+function betResult(part, bet) {
+  const given = part.outcomes?.[bet];
   if (typeof given === "string" && OUTCOME_WORDS[given]) return given;
-  const stake = round.bets[bet];
-  const paid = round.payouts[bet];
+  const stake = part.bets[bet];
+  const paid = part.payouts[bet];
   if (paid === 0) return "lose";
   if (paid === stake) return "push";
   if (paid < stake) return "surrender";
   return "win";
 }
 
-export function payoutRows(round) {
-  const m = (v) => money(v, round.currency);
+// ``hand``: the hand's name, said before each bet's name to a screen reader (the rows
+// follow a heading row with it).
+function rows(part, currency, hand) {
+  const m = (v) => money(v, currency);
   return Object.keys(BET_NAMES)
-    .filter((bet) => round.bets[bet] > 0)
+    .filter((bet) => (part.bets[bet] ?? 0) > 0)
     .map((bet) => {
-      const result = betResult(round, bet);
+      const result = betResult(part, bet);
       return h(
         "tr",
-        { class: `bet-${result}` },
-        h("th", { scope: "row" }, t(BET_NAMES[bet])),
-        h("td", {}, m(round.bets[bet])),
+        { class: `bet-${result}`, dataset: { bet } },
+        h("th", { scope: "row" }, hand ? h("span", { class: "sr-only" }, `${hand} · `) : null, t(BET_NAMES[bet])),
+        h("td", {}, m(part.bets[bet])),
         h("td", {}, t(OUTCOME_WORDS[result])),
-        h("td", {}, m(round.payouts[bet])),
+        h("td", {}, m(part.payouts[bet] ?? 0)),
       );
     });
+}
+
+// Every bet's row: the round's (one hand), or each hand's under a row naming the hand.
+export function payoutRows(round) {
+  const hands = handsOf(round);
+  if (hands.length <= 1) return rows(round, round.currency, null);
+  return hands.flatMap((hand) => {
+    const name = t("bet.hand", { n: hand.hand + 1 });
+    return [
+      h("tr", { class: "hand-head", dataset: { hand: hand.hand } },
+        h("th", { colspan: "3" }, name),
+        h("td", { class: hand.net > 0 ? "win" : hand.net < 0 ? "lose" : "" }, signedMoney(hand.net, round.currency))),
+      ...rows(hand, round.currency, name),
+    ];
+  });
 }
 
 function renderOutcome(round) {

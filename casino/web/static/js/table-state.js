@@ -8,10 +8,18 @@ export const state = {
   table: null,
   currency: "EUR",
   balance: 0,
-  ante: 0,
-  tie: 0,
-  target: "ante",
+  // The bets of each hand the next deal plays: [{ante, tie}] (one entry at a table of one hand).
+  hands: [],
+  // Where chips go: a hand and its spot ("ante" or "tie").
+  target: { hand: 0, bet: "ante" },
+  // War tie bets chosen for the hands awaiting a decision (hand -> minor units).
+  warTie: {},
+  // The server's clock minus this device's (ms), estimated from round answers; null: unknown.
+  serverOffset: null,
   round: null,
+  // Round answers shown so far: a quiet re-read of the open round started before the last
+  // one is stale.
+  roundAnswers: 0,
   busy: false,
   dead: false,
   retry: null,

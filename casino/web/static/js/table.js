@@ -1,10 +1,10 @@
 // The Casino War table: one player's game session, through the public API only.
 
 import { ApiError, Client } from "./api.js";
-import { chooseLanguage, loadLanguage, t, timeText, translatePage, wireSwitcher } from "./i18n.js";
+import { chooseLanguage, loadLanguage, N_, t, timeText, translatePage, wireSwitcher } from "./i18n.js";
 import { saidError } from "./problems.js";
 import { forgetSession, sessionToken } from "./session.js";
-import { chooseTarget, renderBets, renderTable, setBalance, setBusy } from "./table-bets.js";
+import { changeHands, renderBets, renderTable, setBalance, setBusy } from "./table-bets.js";
 import {
   renderRevealed,
   renderSeeds,
@@ -15,6 +15,8 @@ import {
 } from "./table-fairness.js";
 import { loadMoreHistory, renderHistory, renderRecall } from "./table-history.js";
 import { announce, clearError, fatal, sayErrorAgain, showWaiting } from "./table-messages.js";
+import { awaitingHands } from "./table-decisions.js";
+import { handsOf } from "./table-hands.js";
 import { decide, deal, words } from "./table-play.js";
 import { acknowledgeRealityCheck, renderRealityCheck, showRealityCheck } from "./table-reality.js";
 import { renderCards, showIdle, showRound, tieSentence } from "./table-round.js";
@@ -25,8 +27,9 @@ import { bindElements, el, HISTORY_PAGE, state } from "./table-state.js";
 async function start() {
   bindElements([
     "balance", "table-name", "session-info", "limits", "dealer-cards", "player-cards",
-    "war-zone", "burn-cards", "war-dealer", "war-player", "outcome", "headline", "payouts",
-    "net", "chips", "ante-amount", "tie-amount", "spot-ante", "spot-tie", "bet-hint", "deal",
+    "hands-row", "player-side", "war-zone", "war-rows", "outcome", "headline", "payouts",
+    "net", "chips", "spots", "hand-count", "hands-shown", "fewer-hands", "more-hands",
+    "clock", "clock-text", "clock-bar", "clock-note", "decisions", "war-tie-note", "bet-hint", "deal",
     "surrender", "war", "decision-note", "history", "history-empty", "more-history",
     "recall-panel", "recall", "seed-hash", "next-nonce", "client-seed", "client-seed-form",
     "rotate", "verify", "verify-target", "verify-result", "revealed", "announcer", "error",
@@ -89,19 +92,21 @@ async function load() {
   state.currency = table.currency;
   const wallet = wallets.find((w) => w.currency === table.currency);
   setBalance(wallet ? wallet.balance : 0);
-  state.ante = table.rules.min_ante;
-  state.tie = 0;
+  const pendingRound = open.items[0];
+  // Reloaded in the middle of a round: its hands' bets are the next deal's, as before.
+  state.hands = pendingRound
+    ? handsOf(pendingRound).map((hand) => ({ ante: hand.bets.ante, tie: hand.bets.tie_bet }))
+    : [{ ante: table.rules.min_ante, tie: 0 }];
   renderTable();
   state.history = page.items;
   state.nextCursor = page.next_cursor;
   renderSeeds(seeds);
   renderHistory();
   if (protection?.reality_check) showRealityCheck(protection.reality_check);
-  const pendingRound = open.items[0];
   if (pendingRound) {
     // Reloaded in the middle of a tie: the decision is still to be made.
     showRound(pendingRound, { animate: false });
-    announce(`${tieSentence(pendingRound)} ${t("round.choose")}`);
+    announce(`${tieSentence(pendingRound)} ${t(awaitingHands(pendingRound).length > 1 ? N_("round.choose_hands") : N_("round.choose"))}`);
   } else {
     showIdle();
   }
@@ -128,8 +133,8 @@ function wireControls() {
   el.deal.addEventListener("click", deal);
   el.surrender.addEventListener("click", () => decide("surrender"));
   el.war.addEventListener("click", () => decide("war"));
-  el.spotAnte.addEventListener("click", () => chooseTarget("ante"));
-  el.spotTie.addEventListener("click", () => chooseTarget("tie"));
+  el.fewerHands.addEventListener("click", () => changeHands(-1));
+  el.moreHands.addEventListener("click", () => changeHands(1));
   el.rotate.addEventListener("click", rotateSeed);
   el.verify.addEventListener("click", verifySelected);
   el.moreHistory.addEventListener("click", loadMoreHistory);
