@@ -4,7 +4,8 @@ deviation is chance.
 
 Definitions (amounts in minor units, per table, currency and day a round was settled):
 
-* handle = ante + raise + tie bet; wins = everything returned to players, stakes included;
+* handle = ante + raise + tie bet + war tie bet (a round's totals over its hands); wins =
+  everything returned to players, stakes included;
   GGR = handle - wins; hold = GGR / handle; observed RTP = wins / handle = 1 - hold.
 * The theoretical RTP is E[wins] / E[handle] for the bets actually placed, from the exact
   distribution of a round under each round's own rules snapshot
@@ -13,9 +14,17 @@ Definitions (amounts in minor units, per table, currency and day a round was set
 * The band is the theoretical RTP +/- 1.96 standard deviations of the observed RTP; a figure
   outside it is flagged. A fair table is flagged about one period in twenty per figure by
   chance; a flag that persists, or one far outside, is worth a look.
-* Three slices are reported: all bets, the ante game alone (ante and raise) and the tie bet
-  alone; with the ties' war / surrender shares. Only totals per round are used, never how a
-  payout is split between ante and raise.
+* Four slices are reported: all bets, the ante game alone (ante and raise), the tie bet
+  alone and the war tie bet alone; with the ties' war / surrender shares. Only totals per
+  round are used, never how a payout is split between ante and raise.
+* Rounds are modelled under every rule of their snapshot that sets the odds (decks, tie
+  pays, war ties bonus / push / repeat, max_war_ties, tie_ladder, war_tie_pays, whether the
+  war tie bet is offered), from the exact odds of ``casino.engine.table_odds`` (what each
+  table's ``rtp`` uses). A round of several hands is modelled by its totals: the expected
+  figures are exact (returns are linear in the stakes); its band is wider than the hands'
+  own (it takes them as one hand). A round with no ante is a tie bet alone (tie-only hands:
+  with a ladder, paid the first step). The war tie bet is placed with a war: its expected
+  return is its exact RTP per unit placed times the stakes placed.
 
 Rounds still awaiting a decision are not in the figures (they have not been settled); each
 table reports how many of the period's rounds are still open.
@@ -28,20 +37,30 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 from casino.engine.casino_war import TableRules
+from casino.engine.casino_war.rule_values import WarTies
 from casino.engine.odds import theoretical_rtp
-from casino.engine.rtp_band import Z_95, RoundReturn, RtpBand, StakeSums, round_return, rtp_band
+from casino.engine.rtp_band import (
+    Z_95,
+    RoundReturn,
+    RtpBand,
+    SideBet,
+    StakeSums,
+    round_return_of,
+    rtp_band,
+)
+from casino.engine.table_odds import table_odds
 from casino.service.common import check_currency
 from casino.service.errors import Invalid
 from casino.store.reports import SettledGroup
 from casino.store.uow import UnitOfWork
 
 CONFIDENCE = 0.95
-_DEFAULTS = TableRules()
-#: (decks, tie pays, war tie bonus): the rules that set a round's odds
-OddsKey = tuple[int, int, bool]
+#: The rules that set a round's odds: the table's rules with every other rule at its default
+OddsKey = TableRules
 
 
 @dataclass(frozen=True)
@@ -81,23 +100,36 @@ class PeriodFigures:
     all_bets: BetFigures
     ante_game: BetFigures
     tie_bet: BetFigures
+    war_tie_bet: BetFigures
     decisions: DecisionShares
 
     @property
     def flagged(self) -> bool:
-        return any(s.outside_band for s in (self.all_bets, self.ante_game, self.tie_bet))
+        slices = (self.all_bets, self.ante_game, self.tie_bet, self.war_tie_bet)
+        return any(s.outside_band for s in slices)
 
 
 @dataclass(frozen=True)
 class RulesOdds:
     """One set of odds-setting rules played at a table, with its exact RTPs per unit of the
-    initial bet (``war``: always going to war; ``surrender``: always surrendering)."""
+    initial bet (``war``: always going to war; ``surrender``: always surrendering; the keys of
+    ``casino.engine.odds.theoretical_rtp``)."""
 
-    decks: int
-    tie_pays: int
-    war_tie_bonus: bool
+    rules: TableRules
     rounds: int
     rtp: dict[str, Fraction]
+
+    @property
+    def decks(self) -> int:
+        return self.rules.decks
+
+    @property
+    def tie_pays(self) -> int:
+        return self.rules.tie_pays
+
+    @property
+    def war_tie_bonus(self) -> bool:
+        return self.rules.war_tie_bonus
 
 
 @dataclass(frozen=True)
@@ -203,14 +235,8 @@ def _table(
     for group in groups:
         rounds_per_rules[_odds_key(group)] += group.rounds
     rules = [
-        RulesOdds(
-            decks=key[0],
-            tie_pays=key[1],
-            war_tie_bonus=key[2],
-            rounds=count,
-            rtp=theoretical_rtp(TableRules(decks=key[0], tie_pays=key[1], war_tie_bonus=key[2])),
-        )
-        for key, count in sorted(rounds_per_rules.items())
+        RulesOdds(rules=key, rounds=count, rtp=theoretical_rtp(key))
+        for key, count in sorted(rounds_per_rules.items(), key=lambda item: _order(item[0]))
     ]
     return TableReport(
         table_id=table_id,
@@ -223,27 +249,69 @@ def _table(
 
 
 def _odds_key(group: SettledGroup) -> OddsKey:
+    return _rules_of(tuple(sorted(group.rules_snapshot().items())))
+
+
+@lru_cache(maxsize=256)
+def _rules_of(snapshot: tuple[tuple[str, Any], ...]) -> TableRules:
+    return TableRules.from_dict(dict(snapshot))
+
+
+def _order(rules: TableRules) -> tuple[Any, ...]:
+    """The rules in a stable order: the original three first, as the report always had."""
     return (
-        _DEFAULTS.decks if group.decks is None else group.decks,
-        _DEFAULTS.tie_pays if group.tie_pays is None else group.tie_pays,
-        _DEFAULTS.war_tie_bonus if group.war_tie_bonus is None else group.war_tie_bonus,
+        rules.decks,
+        rules.tie_pays,
+        rules.war_tie_bonus,
+        rules.war_tie_rule.value,
+        rules.max_war_ties,
+        rules.tie_ladder or (),
+        rules.war_tie_pays,
+        rules.max_war_tie_bet,
     )
+
+
+def odds_rules_json(rules: TableRules) -> dict[str, Any]:
+    """The odds-setting rules of a report: decks, tie_pays and war_tie_bonus always, the
+    issue 21 rules only where they differ from their defaults (older rules read as before)."""
+    data: dict[str, Any] = {
+        "decks": rules.decks,
+        "tie_pays": rules.tie_pays,
+        "war_tie_bonus": rules.war_tie_bonus,
+    }
+    if rules.war_tie_rule is WarTies.REPEAT:
+        data["war_ties"] = WarTies.REPEAT.value
+        data["max_war_ties"] = rules.max_war_ties
+        if rules.tie_ladder is not None:
+            data["tie_ladder"] = list(rules.tie_ladder)
+    if rules.war_tie_bet_offered:
+        data["war_tie_pays"] = rules.war_tie_pays
+    return data
 
 
 # --- figures --------------------------------------------------------------------------------
 
 
 def period_figures(day: date | None, groups: Iterable[SettledGroup]) -> PeriodFigures:
-    """The three slices and the decisions of a set of settled-round groups."""
+    """The four slices and the decisions of a set of settled-round groups."""
     groups = list(groups)
     ties = sum(g.ties for g in groups)
     wars = sum(g.wars for g in groups)
     # No tie in the period: the strategy cannot be seen and barely matters; assume war.
     war_share = Fraction(wars, ties) if ties else Fraction(1)
-    sums: dict[OddsKey, StakeSums] = defaultdict(StakeSums)
+    # A round without an ante is tie bets alone (tie-only hands): its own distribution.
+    sums: dict[tuple[OddsKey, bool], StakeSums] = defaultdict(StakeSums)
+    side_sums: dict[OddsKey, tuple[int, int]] = defaultdict(lambda: (0, 0))
     for g in groups:
-        sums[_odds_key(g)] += StakeSums.of(g.ante, g.tie_bet, g.rounds)
-    models = {key: round_return(*key, war_share) for key in sums}
+        key = _odds_key(g)
+        sums[(key, g.ante == 0)] += StakeSums.of(g.ante, g.tie_bet, g.rounds)
+        stake, stake_sq = side_sums[key]
+        side_sums[key] = (stake + g.war_tie_bet * g.rounds, stake_sq + g.war_tie_bet**2 * g.rounds)
+    models = {
+        (key, tie_only): round_return_of(key, war_share, tie_only=tie_only)
+        for key, tie_only in sums
+    }
+    side_bets = [_war_tie_side(key, *stakes) for key, stakes in side_sums.items() if stakes[0]]
 
     def parts(slice_of: Callable[[StakeSums], StakeSums]) -> list[tuple[RoundReturn, StakeSums]]:
         return [(models[key], slice_of(s)) for key, s in sums.items()]
@@ -251,21 +319,37 @@ def period_figures(day: date | None, groups: Iterable[SettledGroup]) -> PeriodFi
     rounds = sum(g.rounds for g in groups)
     antes = sum(g.ante * g.rounds for g in groups)
     tie_bets = sum(g.tie_bet * g.rounds for g in groups)
+    war_tie_bets = sum(g.war_tie_bet * g.rounds for g in groups)
     raised = sum(g.raised for g in groups)
     ante_paid = sum(g.ante_paid for g in groups)
     tie_paid = sum(g.tie_bet_paid for g in groups)
+    war_tie_paid = sum(g.war_tie_bet_paid for g in groups)
     return PeriodFigures(
         day=day,
         rounds=rounds,
         all_bets=_figures(
-            rounds, antes + raised + tie_bets, ante_paid + tie_paid, rtp_band(parts(_whole))
+            rounds,
+            antes + raised + tie_bets + war_tie_bets,
+            ante_paid + tie_paid + war_tie_paid,
+            rtp_band(parts(_whole), side_bets=side_bets),
         ),
-        ante_game=_figures(rounds, antes + raised, ante_paid, rtp_band(parts(StakeSums.ante_only))),
+        ante_game=_figures(
+            sum(g.rounds for g in groups if g.ante),
+            antes + raised,
+            ante_paid,
+            rtp_band(parts(StakeSums.ante_only)),
+        ),
         tie_bet=_figures(
             sum(g.rounds for g in groups if g.tie_bet),
             tie_bets,
             tie_paid,
             rtp_band(parts(StakeSums.tie_bet_only)),
+        ),
+        war_tie_bet=_figures(
+            sum(g.rounds for g in groups if g.war_tie_bet),
+            war_tie_bets,
+            war_tie_paid,
+            rtp_band([], side_bets=side_bets),
         ),
         decisions=DecisionShares(
             ties=ties,
@@ -275,6 +359,14 @@ def period_figures(day: date | None, groups: Iterable[SettledGroup]) -> PeriodFi
             surrender_share=(ties - wars) / ties if ties else None,
         ),
     )
+
+
+def _war_tie_side(rules: OddsKey, stake: int, stake_sq: int) -> SideBet:
+    """The war tie bets placed at one set of rules, with their exact odds per unit placed."""
+    bet = table_odds(rules).bets.get("war_tie_bet")
+    if bet is None:  # stakes where the snapshot offers no war tie bet: it cannot happen
+        raise ValueError("war tie bets at rules without a war tie bet")
+    return SideBet(bet.rtp, bet.variance, stake, stake_sq)
 
 
 def _whole(sums: StakeSums) -> StakeSums:
@@ -339,6 +431,7 @@ def period_json(period: PeriodFigures) -> dict[str, Any]:
         all_bets=figures_json(period.all_bets),
         ante_game=figures_json(period.ante_game),
         tie_bet=figures_json(period.tie_bet),
+        war_tie_bet=figures_json(period.war_tie_bet),
         decisions={
             "ties": d.ties,
             "war": d.war,
@@ -366,9 +459,7 @@ def report_json(report: TablesReport) -> dict[str, Any]:
                 "currency": table.currency,
                 "rules": [
                     {
-                        "decks": r.decks,
-                        "tie_pays": r.tie_pays,
-                        "war_tie_bonus": r.war_tie_bonus,
+                        **odds_rules_json(r.rules),
                         "rounds": r.rounds,
                         "rtp": {
                             name: {"value": float(value), "exact": _exact(value)}
