@@ -2,12 +2,12 @@
 
 An operator's reports count its own rounds only. A round is counted on the UTC day it was
 settled (a tie decided after midnight counts on the day of its decision, its tie bet
-included): its figures are complete only then. Rounds are
-summed in SQL per table, currency, day, the rules that set the odds (decks, tie payout, tie
-bonus and, from issue 21, repeated wars, their cap, the tie ladder, the war tie bet and its
-payout) and the bets (ante, tie bet, war tie bet: a round's totals over its hands), so the report gets the exact sums of squares of the bets
-that its statistical band needs without one row per round, and with no integer overflow in
-the database (the squares are formed in Python).
+included): its figures are complete only then. Rounds are summed in SQL per table, currency,
+day, the rules that set the odds (decks, tie payout, tie bonus and, from issue 21, repeated
+wars, their cap, the tie ladder, the war tie bet and its payout) and the bets (ante, tie bet,
+war tie bet: a round's totals over its hands), so the report gets the exact sums of squares
+of the bets that its statistical band needs without one row per round, and with no integer
+overflow in the database (the squares are formed in Python).
 """
 
 from __future__ import annotations
