@@ -94,12 +94,17 @@ def period_figures(day: date | None, groups: Iterable[SettledGroup]) -> PeriodFi
     wars = sum(g.wars for g in groups)
     # No tie in the period: the strategy cannot be seen and barely matters; assume war.
     war_share = Fraction(wars, ties) if ties else Fraction(1)
-    # A round without an ante is tie bets alone (tie-only hands): its own distribution.
+    # Tie bets of hands without an ante (tie-only hands) have their own distribution: a
+    # round's hands with an ante are one part, its tie-only hands another.
     sums: dict[tuple[OddsKey, bool], StakeSums] = defaultdict(StakeSums)
     side_sums: dict[OddsKey, tuple[int, int]] = defaultdict(lambda: (0, 0))
     for g in groups:
         key = odds_key(g)
-        sums[(key, g.ante == 0)] += StakeSums.of(g.ante, g.tie_bet, g.rounds)
+        alone = g.tie_bet if g.ante == 0 else g.tie_only_bet
+        if alone != g.tie_bet or g.ante:
+            sums[(key, False)] += StakeSums.of(g.ante, g.tie_bet - alone, g.rounds)
+        if alone:
+            sums[(key, True)] += StakeSums.of(0, alone, g.rounds)
         stake, stake_sq = side_sums[key]
         side_sums[key] = (stake + g.war_tie_bet * g.rounds, stake_sq + g.war_tie_bet**2 * g.rounds)
     models = {

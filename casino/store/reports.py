@@ -20,6 +20,7 @@ from typing import Any
 from sqlalchemy import Date, case, cast, func, select
 from sqlalchemy.orm import Session
 
+from casino.engine.casino_war.rule_values import MAX_HANDS
 from casino.store.models import AWAITING_DECISION, SETTLED, Round
 from casino.store.repository import Repository
 
@@ -59,6 +60,8 @@ class SettledGroup:
     #: the round's war tie bets (every hand's), and what they returned, stakes included
     war_tie_bet: int = 0
     war_tie_bet_paid: int = 0
+    #: of ``tie_bet``, the tie bets of hands without an ante (tie-only hands)
+    tie_only_bet: int = 0
 
     def rules_snapshot(self) -> dict[str, Any]:
         """The odds-setting rules of the group as a rules snapshot (the keys it had)."""
@@ -89,6 +92,18 @@ def _as_date(value: date | str) -> date:
 def _ladder(value: str | None) -> tuple[int, ...] | None:
     # The ladder is a JSON list, read as its JSON text (each dialect spaces it its own way).
     return None if value is None else tuple(int(step) for step in json.loads(value))
+
+
+def _tie_only_bets() -> Any:
+    """A round's tie bets on hands without an ante, from its hands shape (0 for a round in
+    the one-hand shape): a sum over the hands' places, there being at most ``MAX_HANDS``."""
+    total: Any = 0
+    for index in range(MAX_HANDS):
+        bets = ("hands", index, "bets")
+        ante = Round.hands[(*bets, "ante")].as_integer()
+        tie_bet = Round.hands[(*bets, "tie_bet")].as_integer()
+        total = total + case((ante == 0, func.coalesce(tie_bet, 0)), else_=0)
+    return total
 
 
 def _int(value: Any) -> int | None:
@@ -127,6 +142,7 @@ class ReportStore(Repository):
             rules["war_tie_pays"].as_integer().label("war_tie_pays"),
             rules["max_war_tie_bet"].as_integer().label("max_war_tie_bet"),
             Round.war_tie_bet,
+            _tie_only_bets().label("tie_only_bet"),
         )
         query = (
             select(
@@ -165,13 +181,14 @@ class ReportStore(Repository):
                 war_tie_pays=_int(row[11]),
                 max_war_tie_bet=_int(row[12]),
                 war_tie_bet=int(row[13]),
-                rounds=int(row[14]),
-                raised=int(row[15]),
-                ante_paid=int(row[16]),
-                tie_bet_paid=int(row[17]),
-                ties=int(row[18]),
-                wars=int(row[19]),
-                war_tie_bet_paid=int(row[20]),
+                rounds=int(row[15]),
+                raised=int(row[16]),
+                ante_paid=int(row[17]),
+                tie_bet_paid=int(row[18]),
+                ties=int(row[19]),
+                wars=int(row[20]),
+                tie_only_bet=int(row[14]),
+                war_tie_bet_paid=int(row[21]),
             )
             for row in session.execute(query)
         ]

@@ -32,6 +32,8 @@ LADDER = TableRules(
 WAR_TIE_BET = 500
 TWO = [HandBet(1_000, 100), HandBet(500, 200)]
 TIE_ONLY = [HandBet(0, 300)]
+#: hands with an ante and a tie-only hand in one round
+MIXED = [HandBet(1_000, 100), HandBet(0, 300), HandBet(500, 0)]
 
 
 def play_out(game: TableRound) -> TableRound:
@@ -81,8 +83,9 @@ def house_net(svc: Svc, player: str) -> int:
 
 def expected_rtp(rows: list[Round]) -> dict[str, Fraction]:
     """E[wins] / E[handle] per slice, from the table's exact odds per bet: every tied hand
-    went to war, so ``ante_war`` and the ladder ``tie_bet``; a round without an ante is a
-    tie bet alone (``tie_bet_alone``); war tie bets per unit placed."""
+    went to war, so ``ante_war`` and the ladder ``tie_bet``; a hand without an ante is a
+    tie bet alone (``tie_bet_alone``), whatever the round's other hands; war tie bets per
+    unit placed."""
     bets = table_odds(LADDER).bets
     ante, tie, alone, war_tie = (
         bets["ante_war"],
@@ -93,7 +96,9 @@ def expected_rtp(rows: list[Round]) -> dict[str, Fraction]:
     ante_handle = sum(r.ante for r in rows) * ante.expected_stake
     ante_wins = sum(r.ante for r in rows) * (ante.expected_stake + ante.rtp - 1)
     tie_handle = Fraction(sum(r.tie_bet for r in rows))
-    tie_wins = sum(r.tie_bet * (alone.rtp if r.ante == 0 else tie.rtp) for r in rows)
+    hands = [hand["bets"] for r in rows for hand in (r.hands or {})["hands"]]
+    assert sum(h["tie_bet"] for h in hands) == tie_handle
+    tie_wins = sum(h["tie_bet"] * (alone.rtp if h["ante"] == 0 else tie.rtp) for h in hands)
     war_tie_handle = Fraction(sum(r.war_tie_bet for r in rows))
     war_tie_wins = war_tie_handle * war_tie.rtp
     return {
@@ -116,9 +121,11 @@ def test_report_of_several_hands_repeated_wars_and_war_tie_bets_matches_the_ledg
     play(svc, player, TWO)
     steer(svc, player, TIE_ONLY, lambda r: r.hands[0].ties >= 1)  # a tie-only tie
     play(svc, player, TIE_ONLY)
+    steer(svc, player, MIXED, lambda r: r.hands[1].ties >= 1)  # a tie-only hand ties beside
+    play(svc, player, MIXED)
     for i in range(12):
         svc.run(seeds.set_client_seed, player, f"plain-{i}")
-        play(svc, player, TWO if i % 3 else TIE_ONLY)
+        play(svc, player, (TIE_ONLY, TWO, MIXED)[i % 3])
 
     with svc.factory() as session:
         rows = list(session.scalars(select(Round).where(Round.table_id == "ladder")))
