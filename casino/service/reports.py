@@ -22,9 +22,10 @@ Definitions (amounts in minor units, per table, currency and day a round was set
   war tie bet is offered), from the exact odds of ``casino.engine.table_odds`` (what each
   table's ``rtp`` uses). A round of several hands is modelled by its totals: the expected
   figures are exact (returns are linear in the stakes); its band is wider than the hands'
-  own (it takes them as one hand). The tie bets of hands without an ante (tie-only hands: with
-  a ladder, paid the first step) are modelled apart, even beside hands with an ante. The war tie bet is placed with a war: its expected
-  return is its exact RTP per unit placed times the stakes placed.
+  own (it takes them as one hand). The tie bets of hands without an ante (tie-only hands:
+  with a ladder, paid the first step) are modelled apart, even beside hands with an ante.
+  The war tie bet is placed with a war: its expected return is its exact RTP per unit
+  placed times the stakes placed.
 
 Rounds still awaiting a decision are not in the figures (they have not been settled); each
 table reports how many of the period's rounds are still open.
