@@ -96,14 +96,15 @@ def _ladder(value: str | None) -> tuple[int, ...] | None:
 
 def _tie_only_bets() -> Any:
     """A round's tie bets on hands without an ante, from its hands shape (0 for a round in
-    the one-hand shape): a sum over the hands' places, there being at most ``MAX_HANDS``."""
+    the one-hand shape): a sum over the hands' places, there being at most ``MAX_HANDS``.
+    Only tables with ``tie_only`` take such hands: the others' rounds are not parsed."""
     total: Any = 0
     for index in range(MAX_HANDS):
         bets = ("hands", index, "bets")
         ante = Round.hands[(*bets, "ante")].as_integer()
         tie_bet = Round.hands[(*bets, "tie_bet")].as_integer()
         total = total + case((ante == 0, func.coalesce(tie_bet, 0)), else_=0)
-    return total
+    return case((Round.rules["tie_only"].as_boolean().is_(True), total), else_=0)
 
 
 def _int(value: Any) -> int | None:
