@@ -2426,7 +2426,8 @@ class SharedRounds:
 
     def summary(self) -> dict[str, int]:
         keys = ("shoes_revealed", "shoes_unrevealed", "rounds_dealt", "bets", "redealt",
-                "not_verifiable", "refunded", "open", "money_matched", "money_outside_range")  # fmt: skip
+                "not_verifiable", "refunded", "open", "money_matched",
+                "money_outside_range")  # fmt: skip
         return {key: self.counts[key] for key in keys}
 
     def detail(self) -> str:

@@ -33,8 +33,8 @@ from sqlalchemy.orm import Session
 from casino.ledger.accounts import WALLET
 from casino.ledger.checkpoints import Checkpoint
 from casino.store.checkpoints import checkpoint_of
-from casino.store.export_shared import SharedBetExport, SharedShoeExport, shared_bets
 from casino.store.export_plan import Plan, created_in, plan, plan_from_checkpoint, transactions_in
+from casino.store.export_shared import SharedBetExport, SharedShoeExport, shared_bets
 from casino.store.models import (
     Account,
     LedgerCheckpoint,

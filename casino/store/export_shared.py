@@ -87,9 +87,11 @@ def shared_bets(
         shoe = shoes.get((bet.table_id, bet.shoe))
         if shoe is None:
             continue  # a bet is placed on a shoe that was started: never the case
-        if transaction_ids is None or _revealed_in(shoe, revealed_since, revealed_until):
-            yield shoe, bet
-        elif any(i in transaction_ids for i in bet.transaction_ids):
+        if (
+            transaction_ids is None
+            or _revealed_in(shoe, revealed_since, revealed_until)
+            or any(i in transaction_ids for i in bet.transaction_ids)
+        ):
             yield shoe, bet
 
 

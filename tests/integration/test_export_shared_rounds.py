@@ -8,6 +8,7 @@ separate ``python -I -S`` process. On SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import subprocess
@@ -114,10 +115,8 @@ def play(svc: Svc) -> dict[str, str]:
                 continue
         if state["phase"] == "decisions":
             for name, action in (("war", "war"), ("surrender", "surrender")):
-                try:
+                with contextlib.suppress(Conflict, IllegalAction):  # no tie, or decided
                     table.run(shared_bets.decide, players[name], "live", action)
-                except (Conflict, IllegalAction):
-                    pass  # decided already
         table.now += timedelta(seconds=3)
     else:
         raise AssertionError("the table never reached shoe 2's third round")
