@@ -38,6 +38,12 @@ can recompute. It checks:
    round's payouts and net are recomputed from its cards and the table rules it was played
    under; its transactions must take its stakes and pay its payouts back.
 
+11. ``shared_rounds``: every revealed shoe of a shared table is checked against its chain's
+   commitment and re-derived (docs/fairness.md section 17, implemented below), its rounds
+   re-dealt; every bet is re-settled on its round's cards, a void round's bets refunded, and
+   each bet's transactions must take its stakes and pay back its payouts. The bets of a shoe
+   not revealed yet are counted as not verifiable.
+
 Rounds whose server seed is not revealed yet cannot be re-dealt: they are listed, and their
 payouts are still recomputed from the cards they show. Exit status: 0 when every check
 holds, 1 when any fails, 2 when the file cannot be read or the command line is wrong.
