@@ -2082,6 +2082,7 @@ class Verifier:
                         f"{currency}: {self.in_play[currency]} in play, "
                         f"the open rounds staked {self.open_antes[currency]}",
                     )
+        self.shared.finish()
         self._details(self.links)
         elapsed = time.perf_counter() - self.started
         ok = all(check.ok for check in c.values())
@@ -2290,6 +2291,7 @@ class SharedRounds:
         self.rules: dict[str, Any] = {}
         self.rounds: list[list[str]] | None = None
         self.counts: Counter[str] = Counter()
+        self.claimed: set[int] = set()  # the transactions the bets read list
 
     def transaction(self, tx_id: int, reference: str, wallet: str, staked: int, paid: int) -> None:
         self.tx[tx_id] = (reference, wallet)
@@ -2307,8 +2309,13 @@ class SharedRounds:
             self.check.fail(line, f"{where}: a second shoe line")
         self.seen.add(key)
         self.current = key
-        self.rules = {**full_rules(doc["rules"]), "max_hands": 1}  # a bettor plays one hand
         self.rounds = None
+        problem = rules_problem(doc["rules"])
+        if problem is not None:
+            self.rules = {}
+            self.check.fail(line, f"{where}: {problem}")
+            return
+        self.rules = {**full_rules(doc["rules"]), "max_hands": 1}  # a bettor plays one hand
         chain = doc["chain"]
         if seed is None:
             self.counts["shoes_unrevealed"] += 1
@@ -2335,8 +2342,9 @@ class SharedRounds:
             raise ValueError("a shared bet's stakes are integers, none negative")
         self.counts["bets"] += 1
         where = f"table {table} shoe {index} round {number} bet {bet_id}"
-        if (table, index) != self.current:
-            self.check.fail(line, f"{where}: not right after its shoe's line")
+        self.claimed.update(doc["transaction_ids"])
+        if (table, index) != self.current or not self.rules:
+            self.check.fail(line, f"{where}: not right after a sound line of its shoe")
             return
         staked = ante + tie_bet + raised + war_tie_bet
         returned = doc["returned"] or 0
@@ -2429,6 +2437,14 @@ class SharedRounds:
             self.check.fail(line, f"{where}: net {doc['net']}, its cards make {hand['net']}")
         else:
             self.counts["redealt"] += 1
+
+    def finish(self) -> None:
+        """Every shared transaction read belongs to a bet read (an export holds the bet of
+        each shared transaction it holds): none was left without its bet's line."""
+        stray = sorted(set(self.tx) - self.claimed)
+        for tx_id in stray[:MAX_EXAMPLES]:
+            self.check.fail(None, f"transaction {tx_id} ({self.tx[tx_id][0]}) belongs to no bet")
+        self.check.failures += max(0, len(stray) - MAX_EXAMPLES)
 
     def summary(self) -> dict[str, int]:
         keys = ("shoes_revealed", "shoes_unrevealed", "rounds_dealt", "bets", "redealt",

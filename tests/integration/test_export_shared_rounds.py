@@ -269,6 +269,12 @@ def test_tampering_with_shared_bets_and_shoes_is_caught(
     for pick, edit in cases:
         summary = check(rewrite(data, pick, edit))
         assert "shared_rounds" in failed(summary), edit.__name__
+    # A bet's line dropped: its transactions are left without their bet.
+    lines = data.splitlines(keepends=True)
+    dropped = next(i for i, raw in enumerate(lines) if b'"type":"shared_bet"' in raw)
+    summary = check(b"".join(lines[:dropped] + lines[dropped + 1 :]))
+    shared_check = next(c for c in summary["checks"] if c["name"] == "shared_rounds")
+    assert any("belongs to no bet" in example for example in shared_check["examples"])
 
 
 def test_a_partial_export_carries_the_bets_of_its_transactions(
