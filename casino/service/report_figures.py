@@ -101,7 +101,7 @@ def period_figures(day: date | None, groups: Iterable[SettledGroup]) -> PeriodFi
     for g in groups:
         key = odds_key(g)
         alone = g.tie_bet if g.ante == 0 else g.tie_only_bet
-        if alone != g.tie_bet or g.ante:
+        if g.ante:
             sums[(key, False)] += StakeSums.of(g.ante, g.tie_bet - alone, g.rounds)
         if alone:
             sums[(key, True)] += StakeSums.of(0, alone, g.rounds)
