@@ -121,6 +121,42 @@ class NeededBy:
         return {"anyOf": [absent, {"required": [self.needed]}]}
 
 
+@dataclass(frozen=True)
+class SwitchedOn:
+    """A boolean switch: on, it needs ``needs``; off, it takes none of ``needs`` and
+    ``fixed`` fields keep their default value (a disabled war tie bet has no max or pays)."""
+
+    switch: str
+    needs: tuple[str, ...]
+    fixed: Mapping[str, Any]
+
+    def check(self, data: Mapping[str, Any]) -> None:
+        if data.get(self.switch):
+            for name in self.needs:
+                if name not in data:
+                    raise ma.ValidationError(f"Required when {self.switch} is true.", name)
+            return
+        given = [name for name in self.needs if name in data]
+        given += [name for name, value in self.fixed.items() if data.get(name, value) != value]
+        if given:
+            raise ma.ValidationError(
+                f"Not when {self.switch} is false: {', '.join(sorted(given))}.", self.switch
+            )
+
+    def json_schema(self) -> dict[str, Any]:
+        on = {"properties": {self.switch: {"enum": [True]}}, "required": [self.switch, *self.needs]}
+        off: dict[str, Any] = {
+            "properties": {
+                self.switch: {"enum": [False]},
+                **{name: {"enum": [value]} for name, value in self.fixed.items()},
+            },
+            "required": [self.switch],
+        }
+        if self.needs:
+            off["not"] = {"anyOf": [{"required": [name]} for name in self.needs]}
+        return {"oneOf": [on, off]}
+
+
 def body_rules(schema: ma.Schema | type[ma.Schema]) -> tuple[BodyRule, ...]:
     """The rules a request schema declares in its ``BODY_RULES``."""
     cls = schema if isinstance(schema, type) else type(schema)

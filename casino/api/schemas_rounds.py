@@ -21,6 +21,7 @@ from marshmallow import validate
 from casino.api.fields import MAX_AMOUNT, StrictInteger, TableId, Uuid, UUIDString
 from casino.api.language import request_language
 from casino.api.localized import reality_check_message
+from casino.api.schema_rules import AtLeastOne, NotBoth
 from casino.api.schemas import (
     Choice,
     ClientSeed,
@@ -88,12 +89,11 @@ class BetSchema(RequestSchema):
         }
     )
 
-    @ma.validates_schema
-    def _one_form(self, data: dict[str, Any], **_: object) -> None:
-        if "hands" in data and ("ante" in data or "tie_bet" in data):
-            raise ma.ValidationError("Give either ante/tie_bet or hands, not both.", "hands")
-        if "hands" not in data and "ante" not in data:
-            raise ma.ValidationError("Missing data for required field.", "ante")
+    BODY_RULES = (
+        AtLeastOne(("ante", "hands")),
+        NotBoth("ante", "hands"),
+        NotBoth("tie_bet", "hands"),
+    )
 
     @ma.post_load
     def _hands(self, data: dict[str, Any], **_: object) -> dict[str, Any]:
@@ -118,28 +118,33 @@ class DecisionSchema(RequestSchema):
         keys=ma.fields.String(validate=HAND_KEY),
         values=Choice(DECISIONS),
         validate=validate.Length(min=1),
-        metadata={"description": 'Hand number -> decision, e.g. {"0": "war", "2": "surrender"}'},
+        metadata={
+            "description": 'Hand number -> decision, e.g. {"0": "war", "2": "surrender"}',
+            "minProperties": 1,
+        },
     )
     war_tie_bets = ma.fields.Dict(
         keys=ma.fields.String(validate=HAND_KEY),
         values=StrictInteger(validate=_STAKE),
-        metadata={"description": 'Hand number -> war tie bet, for hands going to war: {"0": 100}'},
+        metadata={
+            "description": 'Hand number -> war tie bet, for hands going to war: {"0": 100}; '
+            "each key must be one of hands' keys"
+        },
+    )
+
+    BODY_RULES = (
+        AtLeastOne(("action", "hands")),
+        NotBoth("action", "hands"),
+        NotBoth("war_tie_bet", "hands"),
+        NotBoth("action", "war_tie_bets"),
     )
 
     @ma.validates_schema
-    def _one_form(self, data: dict[str, Any], **_: object) -> None:
-        if "hands" in data:
-            if "action" in data or "war_tie_bet" in data:
-                raise ma.ValidationError("Give either action or hands, not both.", "hands")
-            extra = set(data.get("war_tie_bets", {})) - set(data["hands"])
-            if extra:
-                raise ma.ValidationError(
-                    "A war tie bet goes with a hand's decision.", "war_tie_bets"
-                )
-        elif "action" not in data:
-            raise ma.ValidationError("Missing data for required field.", "action")
-        elif "war_tie_bets" in data:
-            raise ma.ValidationError("war_tie_bets goes with hands.", "war_tie_bets")
+    def _war_tie_bets_with_hands(self, data: dict[str, Any], **_: object) -> None:
+        # Which keys of one map another's are: OpenAPI cannot say it (the description does).
+        extra = set(data.get("war_tie_bets", {})) - set(data.get("hands", {}))
+        if extra:
+            raise ma.ValidationError("A war tie bet goes with a hand's decision.", "war_tie_bets")
 
     @ma.post_load
     def _by_hand(self, data: dict[str, Any], **_: object) -> dict[str, Any]:

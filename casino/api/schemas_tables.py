@@ -17,7 +17,7 @@ import marshmallow as ma
 from marshmallow import validate
 
 from casino.api.fields import MAX_AMOUNT, Currency, StrictBoolean, StrictInteger, TableId
-from casino.api.schema_rules import AtLeastOne
+from casino.api.schema_rules import AtLeastOne, SwitchedOn
 from casino.api.schemas import Choice, RequestSchema, ResponseSchema
 from casino.engine.cards import MAX_DECKS, MIN_DECKS
 from casino.engine.casino_war import (
@@ -53,12 +53,7 @@ class WarTieBetInputSchema(RequestSchema):
         metadata={"description": "The largest war tie bet; required when enabled"},
     )
 
-    @ma.validates_schema
-    def _max_when_enabled(self, data: dict[str, Any], **_: object) -> None:
-        if data.get("enabled") and "max" not in data:
-            raise ma.ValidationError("Give max when the war tie bet is enabled.", "max")
-        if not data.get("enabled") and ("max" in data or data.get("pays", 10) != 10):
-            raise ma.ValidationError("A disabled war tie bet takes no max or pays.", "enabled")
+    BODY_RULES = (SwitchedOn("enabled", needs=("max",), fixed={"pays": ALLOWED_TIE_PAYS[0]}),)
 
 
 class RulesInputSchema(RequestSchema):

@@ -17,6 +17,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.ui import Select
 
+from casino.api.schemas_tables import engine_rules
 from casino.engine.casino_war import Decision, HandDecision, TableRules
 from casino.engine.shared import SharedBet, settle_bet
 from casino.service.shared.runner import Dealer
@@ -203,7 +204,7 @@ def test_two_players_at_a_shared_table(
         },
     }
     table = operator.call("POST", "/api/v1/tables", body)
-    rules = TableRules.from_dict(table["rules"])
+    rules = TableRules.from_dict(engine_rules(table["rules"]))  # the API names -> the engine's
     dealer.table_id = table_id
     ada, bob = operator.create_player(), operator.create_player()
     for player in (ada, bob):

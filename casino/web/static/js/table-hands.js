@@ -33,8 +33,18 @@ export function severalOf(round) {
 }
 
 // A hand's last war card and the dealer's in that war, or null.
+function handWars(round, index) {
+  return warsOf(round).filter((war) => war.cards.some((c) => c.hand === index));
+}
+
+// "N ties in a row" only where a tied war was fought again (war_ties repeat): at a bonus
+// or push table a war that ties ends the hand, and its story already says so.
+function tiesInARow(round, hand) {
+  return handWars(round, hand.hand).length > 1 ? hand.ties : 0;
+}
+
 function lastWar(round, index) {
-  const wars = warsOf(round).filter((war) => war.cards.some((c) => c.hand === index));
+  const wars = handWars(round, index);
   if (!wars.length) return null;
   const war = wars[wars.length - 1];
   return { yours: war.cards.find((c) => c.hand === index).card, theirs: war.dealer_card };
@@ -59,7 +69,8 @@ export function handStory(round, hand) {
     if (mine > dealers) story = t("outcome.war_won", cards);
     else if (mine === dealers) story = t("outcome.war_tie", cards);
     else story = t("outcome.war_lost", cards);
-    return hand.ties > 1 ? `${tn("hand.ties", hand.ties)} ${story}` : story;
+    const ties = tiesInARow(round, hand);
+    return ties > 1 ? `${tn("hand.ties", ties)} ${story}` : story;
   }
   if (!hand.bets?.ante) {
     return rank(hand.card) === rank(round.dealer_card)
@@ -110,7 +121,7 @@ export function renderSeat(round, animate) {
         h("span", { class: "seat-name" }, t("bet.hand", { n: hand.hand + 1 })),
         cardElement(hand.card, { size: "small", deal: animate }),
         h("span", { class: "seat-word" }, handWord(hand)),
-        hand.ties > 1 ? h("span", { class: "seat-ties" }, tn("hand.ties", hand.ties)) : null),
+        tiesInARow(round, hand) > 1 ? h("span", { class: "seat-ties" }, tn("hand.ties", tiesInARow(round, hand))) : null),
     ),
   );
 }
