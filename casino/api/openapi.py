@@ -312,6 +312,18 @@ class ProblemCodesPlugin(BasePlugin):
             operation["description"] = f"{text}\n\n{sentence}" if text else sentence
 
 
+def closed_map(self: Any, field: ma.fields.Field, ret: dict[str, Any], **_: Any) -> dict[str, Any]:
+    """A map whose keys are listed as ``properties`` in its metadata (a round's hand numbers)
+    is closed: no other key (OpenAPI 3.0 has no ``propertyNames``). Runs after apispec's own
+    converters, which write the values' schema as ``additionalProperties``; a Length
+    validator's ``minLength`` means ``minProperties`` on an object."""
+    if not isinstance(field, ma.fields.Dict) or "properties" not in field.metadata:
+        return {}
+    ret["additionalProperties"] = False
+    ret.pop("minLength", None)
+    return {}
+
+
 def nullable_ref(
     self: Any, field: ma.fields.Field, ret: dict[str, Any], **_: Any
 ) -> dict[str, Any]:
@@ -345,6 +357,7 @@ class CasinoMarshmallowPlugin(MarshmallowPlugin):
         super().init_spec(spec)
         assert self.converter is not None
         self.converter.add_attribute_function(nullable_ref)
+        self.converter.add_attribute_function(closed_map)
         self.map_to_openapi_type(UUIDString, "string", "uuid")
 
 

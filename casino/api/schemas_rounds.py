@@ -121,6 +121,10 @@ class DecisionSchema(RequestSchema):
         metadata={
             "description": 'Hand number -> decision, e.g. {"0": "war", "2": "surrender"}',
             "minProperties": 1,
+            # The keys are hand numbers: said as properties (OpenAPI 3.0 has no propertyNames).
+            "properties": {
+                str(n): {"type": "string", "enum": list(DECISIONS)} for n in range(MAX_HANDS)
+            },
         },
     )
     war_tie_bets = ma.fields.Dict(
@@ -128,7 +132,11 @@ class DecisionSchema(RequestSchema):
         values=StrictInteger(validate=_STAKE),
         metadata={
             "description": 'Hand number -> war tie bet, for hands going to war: {"0": 100}; '
-            "each key must be one of hands' keys"
+            "each key must be one of hands' keys",
+            "properties": {
+                str(n): {"type": "integer", "minimum": 0, "maximum": MAX_AMOUNT}
+                for n in range(MAX_HANDS)
+            },
         },
     )
 

@@ -159,6 +159,15 @@ ALLOWED: tuple[Allowed, ...] = (
     Allowed(
         SCHEMA_VALID_REQUEST_REJECTED,
         422,
+        frozenset({"invalid_bet"}),
+        "How many hands a round plays (max_hands), whether a hand may stake only a tie bet "
+        "(tie_only) and whether the war tie bet is offered are the table's rules "
+        "(GET /tables/{table_id}): the spec gives the largest shape, 1 to 5 hands.",
+        frozenset({"placeBet", "decideRound"}),
+    ),
+    Allowed(
+        SCHEMA_VALID_REQUEST_REJECTED,
+        422,
         frozenset({"invalid_seat", "seat_required"}),
         "A game's seats are the game's (its variant and options): the spec gives the largest "
         "range, and cannot know when a game has several human seats (then a move names its "
