@@ -41,7 +41,8 @@ TIMEOUT_ACTIONS = (Decision.SURRENDER.value,)
 
 class WarTieBetInputSchema(RequestSchema):
     """The war tie bet: a second tie bet, placed with the decision to go to war, paid if the
-    (first) war's cards tie."""
+    (first) war's cards tie. Enabled, it needs ``max``; disabled, it takes no ``max`` and
+    ``pays`` stays 10."""
 
     enabled = StrictBoolean(required=True)
     pays = StrictInteger(
@@ -53,7 +54,9 @@ class WarTieBetInputSchema(RequestSchema):
         metadata={"description": "The largest war tie bet; required when enabled"},
     )
 
-    BODY_RULES = (SwitchedOn("enabled", needs=("max",), fixed={"pays": ALLOWED_TIE_PAYS[0]}),)
+    BODY_RULES = (
+        SwitchedOn("enabled", needs=("max",), fixed={"pays": ALLOWED_TIE_PAYS[0]}, in_spec=False),
+    )
 
 
 class RulesInputSchema(RequestSchema):
