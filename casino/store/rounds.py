@@ -32,6 +32,7 @@ from casino.store.models import (
     ServerSeed,
     as_utc,
 )
+from casino.store.operators import OPERATOR_COLUMNS, OperatorStore, operator_from_row
 from casino.store.protection import (
     ROUND_LIMIT_KINDS,
     ProtectionStore,
@@ -50,6 +51,7 @@ from casino.store.records import (
     Wallet,
 )
 from casino.store.repository import Repository
+from casino.store.shared_models import SharedTable
 from casino.store.tenancy import Tenancy
 from casino.store.writes import PendingWrites
 
@@ -58,6 +60,7 @@ _ROUNDS = cast(Table, Round.__table__)
 _TABLES = cast(Table, CasinoTable.__table__)
 _ACCOUNTS = cast(Table, Account.__table__)
 _TRANSACTIONS = cast(Table, LedgerTransaction.__table__)
+_SHARED = cast(Table, SharedTable.__table__)
 _DATETIME_COLUMNS = frozenset({"created_at", "settled_at", "decision_deadline"})
 #: A round's columns as its record has them (its operator stays in the store).
 _ROUND_SELECT = [_ROUNDS.c[name] for name in ROUND_COLUMNS]
@@ -67,8 +70,12 @@ OPEN_ROUND_INDEX = "uq_rounds_one_open_per_player"
 # the wallet (its CTE waits for both: one-time filters evaluated before its scan), then the
 # wallet's loss / wager limits (after the wallet). Always that order, so requests of one
 # player cannot deadlock over them. A player without protection rows pays two index probes
-# that find nothing, in the same round trip.
-_CLAIM_BET = """
+# that find nothing, in the same round trip. The same statement says whether the table is
+# shared (a private bet there is refused) and reads the operator (its wallet mode chooses
+# the wallet adapter): two primary key probes that would each cost a round trip of their
+# own.
+_CLAIM_BET = (
+    """
 WITH claim AS (
     UPDATE server_seeds SET next_nonce = next_nonce + 1
     WHERE player_id = %(player_id)s AND active AND EXISTS (
@@ -100,9 +107,16 @@ SELECT claim.id, claim.seed, claim.seed_hash, claim.client_seed, claim.nonce,
     tbl.id, tbl.currency, tbl.rules, tbl.active, tbl.created_at, tbl.updated_at,
     wallet.id, wallet.key, wallet.balance, wallet.chain_length, wallet.chain_hash,
     nextval('ledger_transaction_id_seq'),
-    (SELECT row_to_json(prot) FROM prot), (SELECT json_agg(lim) FROM lim)
+    (SELECT row_to_json(prot) FROM prot), (SELECT json_agg(lim) FROM lim),
+    EXISTS (SELECT 1 FROM shared_tables AS st
+        WHERE st.operator_id = %(operator_id)s AND st.table_id = %(table_id)s),
+    """
+    + ", ".join(f"o.{name}" for name in OPERATOR_COLUMNS)
+    + """
 FROM claim LEFT JOIN tbl ON true LEFT JOIN wallet ON true
+    LEFT JOIN operators AS o ON o.id = %(operator_id)s
 """
+)
 
 # The round and its wallet, locked in that order, with the seed and the round's transactions.
 _CLAIM_DECISION = (
@@ -146,11 +160,13 @@ class RoundStore(Repository):
         ledger: LedgerStore,
         protection: ProtectionStore,
         tenancy: Tenancy | None = None,
+        operators: OperatorStore | None = None,
     ) -> None:
         super().__init__(session, postgres, tenancy)
         self._writes = writes
         self._ledger = ledger
         self._protection = protection
+        self._operators = operators
 
     # --- the bet ---------------------------------------------------------------------
 
@@ -172,6 +188,8 @@ class RoundStore(Repository):
                     row[6], row[7], dict(row[8]), bool(row[9]), as_utc(row[10]), as_utc(row[11])
                 )
             wallet = _wallet(row[12:17])
+            if self._operators is not None and row[21] is not None:
+                self._operators.remember(operator_from_row(row[21:]))
             return BetClaim(
                 seed_id=int(row[0]),
                 server_seed=bytes(row[1]),
@@ -184,6 +202,7 @@ class RoundStore(Repository):
                 tx_id=int(row[17]),
                 protection=protection_from_json(row[18]),
                 limits=limits_from_json(row[19]),
+                shared=bool(row[20]),
             )
         return self._claim_bet_sqlite(player_id, table_id)
 
@@ -236,7 +255,16 @@ class RoundStore(Repository):
             tx_id=self._ledger.reserve_id(),
             protection=protection,
             limits=limits,
+            shared=self._is_shared(table_id),
         )
+
+    def _is_shared(self, table_id: str) -> bool:
+        found = self.session.execute(
+            select(_SHARED.c.table_id).where(
+                _SHARED.c.operator_id == self.operator_id, _SHARED.c.table_id == table_id
+            )
+        ).first()
+        return found is not None
 
     def add(self, record: RoundRecord, in_progress: Callable[[], Exception]) -> None:
         """Insert the round at commit. Should another round of the player have opened after
