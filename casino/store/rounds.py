@@ -22,6 +22,7 @@ from sqlalchemy import Table, func, select, update
 
 from casino.ledger.transactions import WalletState
 from casino.store import direct
+from casino.store.bet_claim_sql import CLAIM_BET, PREFETCHED_BET_CLAIM
 from casino.store.ledger import LedgerStore
 from casino.store.models import (
     AWAITING_DECISION,
@@ -32,7 +33,7 @@ from casino.store.models import (
     ServerSeed,
     as_utc,
 )
-from casino.store.operators import OPERATOR_COLUMNS, OperatorStore, operator_from_row
+from casino.store.operators import OperatorStore, operator_from_row
 from casino.store.protection import (
     ROUND_LIMIT_KINDS,
     ProtectionStore,
@@ -65,58 +66,6 @@ _DATETIME_COLUMNS = frozenset({"created_at", "settled_at", "decision_deadline"})
 #: A round's columns as its record has them (its operator stays in the store).
 _ROUND_SELECT = [_ROUNDS.c[name] for name in ROUND_COLUMNS]
 OPEN_ROUND_INDEX = "uq_rounds_one_open_per_player"
-
-# The nonce claim locks the seed row first; then the player's protection row (if any), then
-# the wallet (its CTE waits for both: one-time filters evaluated before its scan), then the
-# wallet's loss / wager limits (after the wallet). Always that order, so requests of one
-# player cannot deadlock over them. A player without protection rows pays two index probes
-# that find nothing, in the same round trip. The same statement says whether the table is
-# shared (a private bet there is refused) and reads the operator (its wallet mode chooses
-# the wallet adapter): two primary key probes that would each cost a round trip of their
-# own.
-_CLAIM_BET = (
-    """
-WITH claim AS (
-    UPDATE server_seeds SET next_nonce = next_nonce + 1
-    WHERE player_id = %(player_id)s AND active AND EXISTS (
-        SELECT 1 FROM players AS p
-        WHERE p.id = %(player_id)s AND p.operator_id = %(operator_id)s)
-    RETURNING id, seed, seed_hash, client_seed, next_nonce - 1 AS nonce
-), prot AS MATERIALIZED (
-    SELECT p.* FROM player_protection AS p
-    WHERE p.player_id = %(player_id)s AND EXISTS (SELECT 1 FROM claim)
-    FOR UPDATE
-), tbl AS (
-    SELECT id, currency, rules, active, created_at, updated_at
-    FROM casino_tables WHERE operator_id = %(operator_id)s AND id = %(table_id)s
-), wallet AS MATERIALIZED (
-    SELECT a.id, a.key, a.balance, a.chain_length, a.chain_hash FROM accounts AS a
-    WHERE a.player_id = %(player_id)s AND a.kind = 'wallet' AND a.operator_id = %(operator_id)s
-        AND a.currency = (SELECT currency FROM tbl) AND EXISTS (SELECT 1 FROM claim)
-        AND (SELECT count(*) FROM prot) >= 0
-    FOR UPDATE
-), lim AS MATERIALIZED (
-    SELECT l.* FROM player_limits AS l
-    WHERE l.player_id = %(player_id)s AND l.currency = (SELECT currency FROM tbl)
-        AND l.kind IN ('loss', 'wager') AND EXISTS (SELECT 1 FROM wallet)
-    FOR UPDATE
-)
-SELECT claim.id, claim.seed, claim.seed_hash, claim.client_seed, claim.nonce,
-    (SELECT r.id FROM rounds AS r
-        WHERE r.player_id = %(player_id)s AND r.status = 'awaiting_decision'),
-    tbl.id, tbl.currency, tbl.rules, tbl.active, tbl.created_at, tbl.updated_at,
-    wallet.id, wallet.key, wallet.balance, wallet.chain_length, wallet.chain_hash,
-    nextval('ledger_transaction_id_seq'),
-    (SELECT row_to_json(prot) FROM prot), (SELECT json_agg(lim) FROM lim),
-    EXISTS (SELECT 1 FROM shared_tables AS st
-        WHERE st.operator_id = %(operator_id)s AND st.table_id = %(table_id)s),
-    """
-    + ", ".join(f"o.{name}" for name in OPERATOR_COLUMNS)
-    + """
-FROM claim LEFT JOIN tbl ON true LEFT JOIN wallet ON true
-    LEFT JOIN operators AS o ON o.id = %(operator_id)s
-"""
-)
 
 # The round and its wallet, locked in that order, with the seed and the round's transactions.
 _CLAIM_DECISION = (
@@ -174,11 +123,15 @@ class RoundStore(Repository):
         """None when the player has no active seed: no such player, or a rotation committed
         between this statement's snapshot and its update (the next statement sees it)."""
         if self.postgres:
-            rows = direct.execute(
-                self.session,
-                _CLAIM_BET,
-                {"player_id": player_id, "table_id": table_id, "operator_id": self.operator_id},
-            )
+            prefetched = self.session.info.pop(PREFETCHED_BET_CLAIM, None)
+            if prefetched is not None and prefetched[0] == (player_id, self.operator_id, table_id):
+                rows = prefetched[1]  # claimed with the authentication (bet_claim_sql)
+            else:
+                rows = direct.execute(
+                    self.session,
+                    CLAIM_BET,
+                    {"player_id": player_id, "table_id": table_id, "operator_id": self.operator_id},
+                )
             if not rows:
                 return None
             row = rows[0]
