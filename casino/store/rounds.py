@@ -33,7 +33,7 @@ from casino.store.models import (
     ServerSeed,
     as_utc,
 )
-from casino.store.operators import OperatorStore, operator_from_row
+from casino.store.operators import OPERATOR_COLUMNS, OperatorStore, operator_from_row
 from casino.store.protection import (
     ROUND_LIMIT_KINDS,
     ProtectionStore,
@@ -67,7 +67,8 @@ _DATETIME_COLUMNS = frozenset({"created_at", "settled_at", "decision_deadline"})
 _ROUND_SELECT = [_ROUNDS.c[name] for name in ROUND_COLUMNS]
 OPEN_ROUND_INDEX = "uq_rounds_one_open_per_player"
 
-# The round and its wallet, locked in that order, with the seed and the round's transactions.
+# The round and its wallet, locked in that order, with the seed and the round's transactions,
+# and the operator (its wallet mode chooses the wallet adapter: a statement less).
 _CLAIM_DECISION = (
     "SELECT "
     + ", ".join(f"r.{name}" for name in ROUND_COLUMNS)
@@ -77,9 +78,13 @@ _CLAIM_DECISION = (
     nextval('ledger_transaction_id_seq'),
     (SELECT json_agg(l) FROM player_limits AS l WHERE l.player_id = r.player_id
         AND l.currency = r.currency AND l.kind IN ('loss', 'wager')),
-    (SELECT row_to_json(p) FROM player_protection AS p WHERE p.player_id = r.player_id)
+    (SELECT row_to_json(p) FROM player_protection AS p WHERE p.player_id = r.player_id),
+    """
+    + ", ".join(f"o.{name}" for name in OPERATOR_COLUMNS)
+    + """
 FROM rounds AS r
 JOIN server_seeds AS s ON s.id = r.server_seed_id
+JOIN operators AS o ON o.id = r.operator_id
 JOIN accounts AS w ON w.player_id = r.player_id AND w.kind = 'wallet' AND w.currency = r.currency
 WHERE r.id = %(round_id)s AND r.operator_id = %(operator_id)s
 FOR UPDATE OF r, w"""
@@ -244,6 +249,8 @@ class RoundStore(Repository):
             seed, seed_hash, active, revealed_at, tx_ids = row[width : width + 5]
             wallet = _wallet(row[width + 5 : width + 10])
             assert wallet is not None  # an inner join
+            if self._operators is not None:
+                self._operators.remember(operator_from_row(row[width + 13 :]))
             return DecisionClaim(
                 round=record,
                 server_seed=bytes(seed),
