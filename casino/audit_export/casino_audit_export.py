@@ -38,6 +38,12 @@ can recompute. It checks:
    round's payouts and net are recomputed from its cards and the table rules it was played
    under; its transactions must take its stakes and pay its payouts back.
 
+11. ``shared_rounds``: every revealed shoe of a shared table is checked against its chain's
+   commitment and re-derived (docs/fairness.md section 17, implemented below), its rounds
+   re-dealt; every bet is re-settled on its round's cards, a void round's bets refunded, and
+   each bet's transactions must take its stakes and pay back its payouts. The bets of a shoe
+   not revealed yet are counted as not verifiable.
+
 Rounds whose server seed is not revealed yet cannot be re-dealt: they are listed, and their
 payouts are still recomputed from the cards they show. Exit status: 0 when every check
 holds, 1 when any fails, 2 when the file cannot be read or the command line is wrong.
@@ -132,7 +138,9 @@ SECTION = {
     "transaction": 4,
     "leaf": 4,
     "checkpoint": 4,
-    "trailer": 5,
+    "shoe": 5,
+    "shared_bet": 5,
+    "trailer": 6,
 }
 MAX_EXAMPLES = 10
 
@@ -1055,6 +1063,7 @@ def transaction_facts(tx: dict[str, Any]) -> tuple[Any, ...]:
     return (
         tx_id, seq, after, commit_seq, currency, kind, round_id, wallet_key, kind_sound,
         legs_sound, shared, delta, staked, paid, own, prev_hash, linked, leaf,
+        tx.get("reference") if round_id is None and kind in SHARED_KINDS else None,
     )  # fmt: skip
 
 
@@ -1166,6 +1175,7 @@ CHECKS = (
     "pinned",
     "in_play",
     "rounds",
+    "shared_rounds",
 )
 
 
@@ -1358,8 +1368,11 @@ class Verifier:
             "transaction": self._transaction,
             "leaf": self._leaf,
             "checkpoint": self._checkpoint,
+            "shoe": self._shoe,
+            "shared_bet": self._shared_bet,
             "trailer": self._trailer,
         }
+        self.shared = SharedRounds(self.check["shared_rounds"])
 
     def _new_batch(self) -> None:
         """The transactions read since the last checkpoint: the next one must seal them."""
@@ -1747,7 +1760,7 @@ class Verifier:
         facts (``transaction_facts``); here, what needs the rest of the export."""
         (
             tx_id, seq, after, commit_seq, currency, kind, round_id, wallet_key, kind_sound,
-            sound, shared, delta, staked, paid, own, prev_hash, linked, leaf,
+            sound, shared, delta, staked, paid, own, prev_hash, linked, leaf, reference,
         ) = facts  # fmt: skip
         line = self.line
         # In commit order, and not inside a range an earlier checkpoint sealed.
@@ -1798,6 +1811,8 @@ class Verifier:
             self._round_transaction(
                 tx_id, kind, round_id, wallet_key, (staked, paid, in_play), seq, after
             )
+        elif reference is not None:
+            self.shared.transaction(tx_id, reference, wallet_key, staked, paid)
 
     def _unbalanced(self, tx: dict[str, Any], wallet_key: str) -> None:
         """Say precisely what is wrong with a transaction's legs (off the hot path)."""
@@ -1984,6 +1999,14 @@ class Verifier:
 
     # --- the end -------------------------------------------------------------------------
 
+    # --- shared tables ----------------------------------------------------------------
+
+    def _shoe(self, doc: dict[str, Any]) -> None:
+        self.shared.shoe(self.line, doc)
+
+    def _shared_bet(self, doc: dict[str, Any]) -> None:
+        self.shared.bet(self.line, doc, outside_ok=self.partial)
+
     def _trailer(self, doc: dict[str, Any]) -> None:
         fmt = self.check["format"]
         if self.trailer_seen:
@@ -2059,6 +2082,7 @@ class Verifier:
                         f"{currency}: {self.in_play[currency]} in play, "
                         f"the open rounds staked {self.open_antes[currency]}",
                     )
+        self.shared.finish()
         self._details(self.links)
         elapsed = time.perf_counter() - self.started
         ok = all(check.ok for check in c.values())
@@ -2085,6 +2109,7 @@ class Verifier:
                 "transactions_of_earlier_rounds": self.outside_rounds,
             },
             "unchecked_rounds": self.unchecked,
+            "shared": self.shared.summary(),
             "incremental": None
             if self.resumed is None
             else {
@@ -2167,12 +2192,277 @@ class Verifier:
             if self.partial
             else ""
         )
+        c["shared_rounds"].detail = self.shared.detail()
         c["rounds"].detail = (
             f"{self.round_ids_seen} rounds: {self.redealt} re-dealt from revealed seeds, "
             f"{self.settled_checked} payouts recomputed from cards and rules, "
             f"{self.money_checked} matched by their transactions{outside}; "
             f"{len(self.unchecked)} not re-dealt (seed not revealed)"
         )
+
+
+# =============================================================================================
+# Shared tables (docs/fairness.md section 17, docs/shared-tables.md): one shoe for the whole
+# table, its seed from a hash chain whose final hash was published first, mixed with a public
+# value. A ``shoe`` line comes right before the ``shared_bet`` lines of its bets.
+# =============================================================================================
+
+SHARED_OPEN = ("open", AWAITING)
+REFUNDED = "refunded"
+
+
+def _shoe_draws(seed: bytes, public_value: str, index: int) -> Iterator[int]:
+    """Section 17.4's stream: sections 1-3 with the shoe seed as server seed, the public
+    value as client seed and the shoe's index as nonce."""
+    keyed = hmac.new(seed, digestmod=hashlib.sha256)
+    for block in itertools.count():
+        mac = keyed.copy()
+        mac.update(f"{public_value}:{index}:{block}".encode())
+        yield from _EIGHT_DRAWS(mac.digest())
+
+
+def _uniform(stream: Iterator[int], n: int) -> int:
+    limit = 2**32 - 2**32 % n  # no modulo bias: a draw at or above it is drawn again
+    while (draw := next(stream)) >= limit:
+        pass
+    return draw % n
+
+
+def seed_reaches(seed: bytes, index: int, chain_commitment: str) -> bool:
+    """Shoe ``index``'s seed hashes to its chain's commitment in ``index`` steps (17.2)."""
+    for _ in range(index):
+        seed = hashlib.sha256(seed).digest()
+    return seed.hex() == chain_commitment
+
+
+def shared_shoe(
+    seed: bytes, public_value: str, index: int, rules: dict[str, Any]
+) -> tuple[list[str], int, int, list[list[str]]]:
+    """Shoe ``index``'s order, the cards burnt, the cut card and its rounds, each its cards
+    in dealing order (player, dealer, then per war three burns, player, dealer): 17.4-17.5."""
+    n = 52 * rules["decks"]
+    order = list(PACK) * rules["decks"]
+    stream = _shoe_draws(seed, public_value, index)
+    for i in range(n - 1):  # the shuffle in full; the last position draws nothing
+        j = i + _uniform(stream, n - i)
+        order[i], order[j] = order[j], order[i]
+    repeat = rules["war_ties"] == "repeat"
+    most = 2 + 5 * (rules["max_war_ties"] - 1 if repeat else 1)
+    hi = min(17 * n // 20, n - most + 1)
+    lo = min(-(-3 * n // 4), hi)
+    cut = lo + _uniform(stream, hi - lo + 1)  # the same stream, right after the shuffle
+    face = order[0][:-1]
+    burn = 1 + (1 if face == "A" else 10 if face in ("10", "J", "Q", "K") else int(face))
+    rounds: list[list[str]] = []
+    p = burn
+    while p < cut:
+        cards = order[p : p + 2]
+        p += 2
+        if rank_of(cards[0]) == rank_of(cards[1]):
+            ties = 1
+            while True:  # a war for everyone: three burns, player's card, dealer's card
+                war = order[p : p + 5]
+                cards += war
+                p += 5
+                if rank_of(war[3]) != rank_of(war[4]):
+                    break
+                ties += 1
+                if not repeat or ties >= rules["max_war_ties"]:
+                    break
+        rounds.append(cards)
+    return order, burn, cut, rounds
+
+
+class SharedRounds:
+    """The ``shared_rounds`` check: every revealed shoe's seed checked against its chain's
+    commitment and the shoe re-dealt; every settled bet re-settled on its round's cards, as
+    a private one-hand round dealt the same cards (17.6); every bet's wallet transactions
+    (reference ``shared:<table>:<shoe>:<round>``) take its stakes and pay back what it was
+    paid (its stakes, when its round was void)."""
+
+    def __init__(self, check: Check) -> None:
+        self.check = check
+        # shared transactions read: id -> (reference, wallet), and per (reference, wallet)
+        # what they debited and credited
+        self.tx: dict[int, tuple[str, str]] = {}
+        self.moves: dict[tuple[str, str], list[int]] = {}
+        self.seen: set[tuple[str, int]] = set()
+        self.current: tuple[str, int] | None = None
+        self.rules: dict[str, Any] = {}
+        self.rounds: list[list[str]] | None = None
+        self.counts: Counter[str] = Counter()
+        self.claimed: set[int] = set()  # the transactions the bets read list
+
+    def transaction(self, tx_id: int, reference: str, wallet: str, staked: int, paid: int) -> None:
+        self.tx[tx_id] = (reference, wallet)
+        moved = self.moves.setdefault((reference, wallet), [0, 0])
+        moved[0] += staked
+        moved[1] += paid
+
+    def shoe(self, line: int, doc: dict[str, Any]) -> None:
+        table, index, seed = doc["table_id"], doc["shoe"], doc["seed"]
+        if type(table) is not str or type(index) is not int or index < 1:
+            raise ValueError("a shoe's table is a string and its index a positive integer")
+        key = (table, index)
+        where = f"table {table} shoe {index}"
+        if key in self.seen:
+            self.check.fail(line, f"{where}: a second shoe line")
+        self.seen.add(key)
+        self.current = key
+        self.rounds = None
+        problem = rules_problem(doc["rules"])
+        if problem is not None:
+            self.rules = {}
+            self.check.fail(line, f"{where}: {problem}")
+            return
+        self.rules = {**full_rules(doc["rules"]), "max_hands": 1}  # a bettor plays one hand
+        chain = doc["chain"]
+        if seed is None:
+            self.counts["shoes_unrevealed"] += 1
+            return
+        if not _is_hex(seed, 64):
+            raise ValueError("a shoe's seed is 64 hex digits")
+        raw = bytes.fromhex(seed)
+        if sha256_hex(raw) != doc["commitment"]:
+            self.check.fail(line, f"{where}: its seed does not hash to its commitment")
+        if index > chain["length"] or not seed_reaches(raw, index, chain["commitment"]):
+            self.check.fail(
+                line, f"{where}: its seed does not reach the chain's commitment in {index} steps"
+            )
+        self.rounds = shared_shoe(raw, doc["public_value"]["value"], index, self.rules)[3]
+        self.counts["shoes_revealed"] += 1
+        self.counts["rounds_dealt"] += len(self.rounds)
+
+    def bet(self, line: int, doc: dict[str, Any], *, outside_ok: bool) -> None:
+        table, index, number = doc["table_id"], doc["shoe"], doc["round"]
+        bet_id, status, stakes = doc["id"], doc["status"], doc["bets"]
+        ante, tie_bet = stakes["ante"], stakes["tie_bet"]
+        raised, war_tie_bet = stakes["raise"], stakes["war_tie_bet"]
+        if not all(type(v) is int and v >= 0 for v in (ante, tie_bet, raised, war_tie_bet)):
+            raise ValueError("a shared bet's stakes are integers, none negative")
+        self.counts["bets"] += 1
+        where = f"table {table} shoe {index} round {number} bet {bet_id}"
+        self.claimed.update(doc["transaction_ids"])
+        if (table, index) != self.current or not self.rules:
+            self.check.fail(line, f"{where}: not right after a sound line of its shoe")
+            return
+        staked = ante + tie_bet + raised + war_tie_bet
+        returned = doc["returned"] or 0
+        self._money(line, doc, where, staked, 0 if status in SHARED_OPEN else returned, outside_ok)
+        if status == REFUNDED:
+            self.counts["refunded"] += 1
+            if returned != staked:
+                self.check.fail(line, f"{where}: void, yet {returned} of {staked} returned")
+            return
+        if status in SHARED_OPEN:
+            self.counts["open"] += 1
+            return
+        if status != SETTLED:
+            self.check.fail(line, f"{where}: unknown status {status!r}")
+            return
+        if self.rounds is None:
+            self.counts["not_verifiable"] += 1  # its shoe's seed is not revealed yet
+            return
+        if type(number) is not int or not 1 <= number <= len(self.rounds):
+            self.check.fail(line, f"{where}: the shoe deals {len(self.rounds)} rounds")
+            return
+        self._settle(line, doc, where, self.rounds[number - 1], (ante, tie_bet), returned)
+
+    def _money(
+        self,
+        line: int,
+        doc: dict[str, Any],
+        where: str,
+        staked: int,
+        returned: int,
+        outside_ok: bool,
+    ) -> None:
+        reference = f"shared:{doc['table_id']}:{doc['shoe']}:{doc['round']}"
+        wallet = f"wallet:{doc['player_id']}:{doc['currency']}"
+        ids = doc["transaction_ids"]
+        if any(i not in self.tx for i in ids):
+            if outside_ok:
+                self.counts["money_outside_range"] += 1
+            else:
+                self.check.fail(line, f"{where}: its transactions {ids} are not all in the export")
+            return
+        if any(self.tx[i] != (reference, wallet) for i in ids):
+            self.check.fail(line, f"{where}: its transactions are another round's or wallet's")
+            return
+        debited, credited = self.moves.get((reference, wallet), (0, 0))
+        if (debited, credited) != (staked, returned):
+            self.check.fail(
+                line,
+                f"{where}: staked {staked} and returned {returned}, its transactions "
+                f"took {debited} and paid {credited}",
+            )
+            return
+        self.counts["money_matched"] += 1
+
+    def _settle(
+        self,
+        line: int,
+        doc: dict[str, Any],
+        where: str,
+        cards: list[str],
+        stake: tuple[int, int],
+        returned: int,
+    ) -> None:
+        decision = doc["decision"]
+        choice = (
+            None
+            if decision is None
+            else {
+                "action": decision,
+                "decided_by": doc["decided_by"],
+                "war_tie_bet": doc["bets"]["war_tie_bet"],
+            }
+        )
+        expected, wrong = play_hands(cards, self.rules, [stake], [choice])
+        hand = expected["hands"][0]
+        if wrong:
+            self.check.fail(line, f"{where}: {wrong[0]}")
+        elif hand["status"] != SETTLED:
+            self.check.fail(line, f"{where}: settled, yet its round waits for its decision")
+        elif hand["bets"] != doc["bets"]:
+            self.check.fail(
+                line, f"{where}: staked {doc['bets']}, its decision stakes {hand['bets']}"
+            )
+        elif hand["payouts"] != doc["payouts"] or sum(hand["payouts"].values()) != returned:
+            self.check.fail(
+                line,
+                f"{where}: paid {doc['payouts']}, the cards of its round pay {hand['payouts']}",
+            )
+        elif doc["net"] != hand["net"]:
+            self.check.fail(line, f"{where}: net {doc['net']}, its cards make {hand['net']}")
+        else:
+            self.counts["redealt"] += 1
+
+    def finish(self) -> None:
+        """Every shared transaction read belongs to a bet read (an export holds the bet of
+        each shared transaction it holds): none was left without its bet's line."""
+        stray = sorted(set(self.tx) - self.claimed)
+        for tx_id in stray[:MAX_EXAMPLES]:
+            self.check.fail(None, f"transaction {tx_id} ({self.tx[tx_id][0]}) belongs to no bet")
+        self.check.failures += max(0, len(stray) - MAX_EXAMPLES)
+
+    def summary(self) -> dict[str, int]:
+        keys = ("shoes_revealed", "shoes_unrevealed", "rounds_dealt", "bets", "redealt",
+                "not_verifiable", "refunded", "open", "money_matched",
+                "money_outside_range")  # fmt: skip
+        return {key: self.counts[key] for key in keys}
+
+    def detail(self) -> str:
+        n = self.counts
+        return (
+            f"{n['shoes_revealed']} shoes re-dealt from seeds that reach their chain's "
+            f"commitment, {n['shoes_unrevealed']} not revealed yet; {n['bets']} bets: "
+            f"{n['redealt']} re-settled on their round's cards, {n['refunded']} refunded "
+            f"(void), {n['open']} open, {n['not_verifiable']} not verifiable yet (shoe not "
+            f"revealed); {n['money_matched']} matched by their transactions"
+            + (f", {n['money_outside_range']} with transactions outside the range"
+               if n["money_outside_range"] else "")
+        )  # fmt: skip
 
 
 # =============================================================================================

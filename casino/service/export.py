@@ -26,6 +26,7 @@ from typing import Any
 
 from casino.ledger.chain import GENESIS_HASH, canonical_time
 from casino.ledger.checkpoints import Checkpoint, TrustedKey, VerifyingKey, as_trusted
+from casino.service.export_shared import shared_lines
 from casino.service.ledger_reads import check_range
 from casino.store import export as store
 from casino.store.records import TransactionRecord
@@ -145,6 +146,8 @@ def _documents(
         yield {"type": "anchor", "checkpoint": plan.anchor.to_dict()}
     checkpoints = reads.checkpoints(plan)
     next_checkpoint = next(checkpoints, None)
+    # The shared-table transactions a partial export holds: their bets come with them.
+    shared: set[int] | None = set() if plan.partial else None
     if plan.transactions:
         for batch in _batches(reads.transactions(plan), _ROUND_LOOKUP):
             # After a checkpoint, a round placed before it and decided after comes again,
@@ -167,6 +170,8 @@ def _documents(
                     placed = rounds.get(tx.round_id) if tx.round_id is not None else None
                     if placed is not None and _round_goes_before(placed, tx, plan):
                         yield _round(placed)
+                    if shared is not None and (tx.reference or "").startswith("shared:"):
+                        shared.add(tx.id)
                     yield _transaction(tx)
                 elif plan.sealed_until is not None and tx.commit_seq < plan.sealed_until:
                     yield {
@@ -180,6 +185,7 @@ def _documents(
         next_checkpoint = next(checkpoints, None)
     for unplaced in reads.unplaced_rounds(plan):
         yield _round(unplaced)
+    yield from shared_lines(reads, plan, shared)
 
 
 def _round_goes_before(placed: store.RoundExport, tx: TransactionRecord, plan: store.Plan) -> bool:

@@ -22,7 +22,7 @@ and chain of checkpoints, nothing of another operator's, so that it verifies on 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Container, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, cast
@@ -34,6 +34,7 @@ from casino.ledger.accounts import WALLET
 from casino.ledger.checkpoints import Checkpoint
 from casino.store.checkpoints import checkpoint_of
 from casino.store.export_plan import Plan, created_in, plan, plan_from_checkpoint, transactions_in
+from casino.store.export_shared import SharedBetExport, SharedShoeExport, shared_bets
 from casino.store.models import (
     Account,
     LedgerCheckpoint,
@@ -382,3 +383,18 @@ class ExportStore(Repository):
 
     def checkpoints(self, export: Plan) -> Iterator[Checkpoint]:
         return checkpoints(self.session, self.operator_id, export)
+
+    def shared_bets(
+        self,
+        *,
+        transaction_ids: Container[int] | None,
+        revealed_since: datetime | None,
+        revealed_until: datetime | None,
+    ) -> Iterator[tuple[SharedShoeExport, SharedBetExport]]:
+        return shared_bets(
+            self.session,
+            self.operator_id,
+            transaction_ids=transaction_ids,
+            revealed_since=revealed_since,
+            revealed_until=revealed_until,
+        )

@@ -80,6 +80,8 @@ def test_every_operation_takes_exactly_the_scopes_the_spec_declares(
         "seq": 1,
         "tx_id": 1,
         "session_id": MISSING,
+        "index": 1,
+        "operator_id": "default",
     }
     if kind == "configured":
         tokens = {"admin": OPERATOR_TOKEN, "support": SUPPORT_TOKEN, "auditor": AUDITOR_TOKEN}

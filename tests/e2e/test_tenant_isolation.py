@@ -40,6 +40,8 @@ MISSING = {
     "table_id": "no-such-table",
     "tx_id": "987654321",
     "seq": "987654",
+    "index": "1",
+    "operator_id": "no-such-operator",
 }
 #: Operations no operator's credential reaches: the platform's own.
 PLATFORM = {"listOperators", "createOperator", "getOperator", "updateOperator"}
@@ -62,10 +64,13 @@ BODIES: dict[str, Any] = {
     "reactivatePlayer": {"reason": "isolation"},
     "closePlayer": {"reason": "isolation"},
     "acknowledgeRealityCheck": {},
+    "placeSharedBet": {"ante": 100},
+    "decideSharedRound": {"action": "surrender"},
 }
 #: Query parameters a path operation needs besides its id.
 PATH_QUERIES: dict[str, dict[str, str]] = {
     "getStatement": {"from": "2020-01-01", "to": "2040-01-01"},
+    "getReconciliation": {"date": "2031-01-01"},
 }
 
 
@@ -154,6 +159,8 @@ class World:
             "table_id": "mine-only",
             "tx_id": str(self.mine.transaction_ids[0]),
             "seq": str(len(self.mine.checkpoint_hashes)),
+            "index": "1",
+            "operator_id": "default",
         }
 
 

@@ -53,6 +53,13 @@ OWNER = {
     "free_play_simulations": "NULL",
     # A bet must never lock its operator's row (every bet of the operator would share it).
     "operators": "NULL",
+    # The seamless wallet's outbox: a bet writes its player's call rows only.
+    "wallet_calls": "player_id",
+    # Shared tables (issue 22): a private bet touches none of them.
+    "shared_tables": "NULL",
+    "shared_shoes": "NULL",
+    "shared_events": "NULL",
+    "shared_bets": "player_id",
 }
 
 
