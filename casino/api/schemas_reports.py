@@ -94,6 +94,9 @@ class PeriodFiguresSchema(ResponseSchema):
     all_bets = ma.fields.Nested(BetFiguresSchema)
     ante_game = ma.fields.Nested(BetFiguresSchema, metadata={"description": "Ante and raise"})
     tie_bet = ma.fields.Nested(BetFiguresSchema)
+    war_tie_bet = ma.fields.Nested(
+        BetFiguresSchema, metadata={"description": "The war tie bets, placed with a war"}
+    )
     decisions = ma.fields.Nested(DecisionSharesSchema)
     flagged = ma.fields.Boolean(metadata={"description": "Some figure is outside its band"})
 
@@ -116,12 +119,28 @@ class RulesRtpSchema(ResponseSchema):
     war = ma.fields.Nested(RtpFigureSchema)
     surrender = ma.fields.Nested(RtpFigureSchema)
     tie_bet = ma.fields.Nested(RtpFigureSchema)
+    tie_bet_alone = ma.fields.Nested(
+        RtpFigureSchema, metadata={"description": "A ladder tie bet stopping at the first tie"}
+    )
+    war_tie_bet = ma.fields.Nested(
+        RtpFigureSchema, metadata={"description": "Per unit of war tie bet placed"}
+    )
 
 
 class RulesOddsSchema(ResponseSchema):
     decks = ma.fields.Integer()
     tie_pays = ma.fields.Integer()
     war_tie_bonus = ma.fields.Boolean()
+    war_ties = ma.fields.String(
+        metadata={"description": "Present for repeated wars only (repeat)", "enum": ["repeat"]}
+    )
+    max_war_ties = ma.fields.Integer(metadata={"description": "With repeated wars"})
+    tie_ladder = ma.fields.List(
+        ma.fields.Integer(), metadata={"description": "The tie bet's ladder, where it has one"}
+    )
+    war_tie_pays = ma.fields.Integer(
+        metadata={"description": "Where the war tie bet is offered: it pays k to 1"}
+    )
     rounds = ma.fields.Integer()
     rtp = ma.fields.Nested(
         RulesRtpSchema, metadata={"description": "Exact RTP per unit of the initial bet"}

@@ -54,12 +54,19 @@ _COLUMNS = (
     ("z", ">"),
     ("", "<"),
 )
-_SLICES = (("all_bets", "all bets"), ("ante_game", "ante game"), ("tie_bet", "tie bet"))
+_SLICES = (
+    ("all_bets", "all bets"),
+    ("ante_game", "ante game"),
+    ("tie_bet", "tie bet"),
+    ("war_tie_bet", "war tie bet"),
+)
 
 
 def _period_rows(label: str, period: dict[str, Any]) -> Iterator[list[str]]:
     for key, name in _SLICES:
         f = period[key]
+        if key == "war_tie_bet" and not f["handle"]:
+            continue  # a line only where war tie bets were placed
         band = (
             "-"
             if f["band_low"] is None
@@ -89,6 +96,18 @@ def _period_rows(label: str, period: dict[str, Any]) -> Iterator[list[str]]:
     yield [shares]
 
 
+def _later_rules(rules: dict[str, Any]) -> str:
+    """The issue 21 rules of a rules entry, where it has them."""
+    text = ""
+    if rules.get("war_ties") == "repeat":
+        text += f", wars repeat up to {rules['max_war_ties']} ties"
+    if rules.get("tie_ladder"):
+        text += ", tie ladder " + "/".join(str(step) for step in rules["tie_ladder"]) + ":1"
+    if rules.get("war_tie_pays"):
+        text += f", war tie bet {rules['war_tie_pays']}:1"
+    return text
+
+
 def format_report(report: dict[str, Any]) -> str:
     """The report as aligned text: one block per table, three slices per day and in total."""
     period = f"{report['since'] or 'the beginning'} to {report['until'] or 'now'}"
@@ -104,6 +123,7 @@ def format_report(report: dict[str, Any]) -> str:
         rules = "; ".join(
             f"{r['decks']} deck{'s' if r['decks'] > 1 else ''}, tie bet {r['tie_pays']}:1"
             + (", war tie bonus" if r["war_tie_bonus"] else "")
+            + _later_rules(r)
             + f" ({r['rounds']} rounds; always-war RTP {_percent(r['rtp']['war']['value'])})"
             for r in table["rules"]
         )

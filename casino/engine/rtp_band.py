@@ -143,26 +143,28 @@ def _round_return(decks: int, tie_pays: int, war_tie_bonus: bool, w: Fraction) -
     return RoundReturn(decks, tie_pays, war_tie_bonus, w, outcomes)
 
 
-def round_return_of(rules: TableRules, war_share: Fraction | int = 1) -> RoundReturn:
+def round_return_of(
+    rules: TableRules, war_share: Fraction | int = 1, *, tie_only: bool = False
+) -> RoundReturn:
     """``round_return`` for any table rules (repeated wars, the tie ladder): the same model,
     one hand's outcomes from ``casino.engine.table_odds``, a tied hand going to war with
-    probability ``war_share`` whatever its rank. The war tie bet is not in this model (its
-    stakes are not in ``StakeSums``); a round of several hands is a sum of hands, which the
-    delta method handles as rounds of one hand each (the hands' correlation is left out)."""
+    probability ``war_share`` whatever its rank. ``tie_only``: hands of a tie bet alone (no
+    ante; with a ladder, stopped at the first tie). The war tie bet is a ``SideBet``."""
     share = Fraction(war_share)
     if not 0 <= share <= 1:
         raise ValueError(f"war share must be between 0 and 1, not {share}")
-    return _round_return_of(rules, share)
+    return _round_return_of(rules, share, tie_only)
 
 
 @lru_cache(maxsize=256)
-def _round_return_of(rules: TableRules, w: Fraction) -> RoundReturn:
+def _round_return_of(rules: TableRules, w: Fraction, tie_only: bool) -> RoundReturn:
     odds = table_odds(rules)
     weighted: dict[tuple[Fraction, int, int], Fraction] = {}
-    for policy, weight in (("war", w), ("surrender", 1 - w)):
+    policies = (("war", Fraction(1)),) if tie_only else (("war", w), ("surrender", 1 - w))
+    for policy, weight in policies:
         if not weight:
             continue
-        for outcome, p in odds.distribution(policy).items():
+        for outcome, p in odds.distribution(policy, tie_only=tie_only).items():
             key = (
                 outcome.staked + outcome.ante_net,
                 outcome.staked,
@@ -213,6 +215,19 @@ class StakeSums:
 
 
 @dataclass(frozen=True)
+class SideBet:
+    """Stakes on a bet placed during the round (the war tie bet, placed with a war): its
+    exact return per unit placed (``mean``, ``variance``) and the sums of its stakes and of
+    their squares over a set of rounds. The band takes it as independent of the round's
+    other bets (its covariance with the raise is left out); its expected return is exact."""
+
+    mean: Fraction
+    variance: Fraction
+    stake: int = 0
+    stake_sq: int = 0
+
+
+@dataclass(frozen=True)
 class RtpBand:
     """Theoretical RTP for a set of bets and the band around it at confidence ``z``."""
 
@@ -250,14 +265,23 @@ class RtpBand:
         return _decimal(observed - self.expected_rtp) / self.std_dev
 
 
-def rtp_band(parts: Iterable[tuple[RoundReturn, StakeSums]], z: Fraction = Z_95) -> RtpBand | None:
-    """The band for rounds grouped by distribution; None when nothing is staked."""
+def rtp_band(
+    parts: Iterable[tuple[RoundReturn, StakeSums]],
+    z: Fraction = Z_95,
+    side_bets: Iterable[SideBet] = (),
+) -> RtpBand | None:
+    """The band for rounds grouped by distribution, with any ``side_bets`` placed during
+    them; None when nothing is staked."""
     items = [(model.moments, sums) for model, sums in parts]
+    sides = [side for side in side_bets if side.stake]
     returned = Fraction(0)
     handle = Fraction(0)
     for m, s in items:
         returned += s.ante * m.u + s.tie_bet * m.v
         handle += s.ante * m.h + s.tie_bet
+    for side in sides:
+        returned += side.stake * side.mean
+        handle += side.stake
     if handle == 0:
         return None
     rho = returned / handle
@@ -270,6 +294,9 @@ def rtp_band(parts: Iterable[tuple[RoundReturn, StakeSums]], z: Fraction = Z_95)
         var_b = m.vv - 2 * rho * m.v + rho * rho - mean_b * mean_b
         cov_ab = m.uv - rho * m.u - rho * m.hv + rho * rho * m.h - mean_a * mean_b
         total += s.ante_sq * var_a + 2 * s.ante_tie * cov_ab + s.tie_sq * var_b
+    for side in sides:
+        # D = W (r - rho): its variance is W^2 Var(r), whatever rho.
+        total += side.stake_sq * side.variance
     return RtpBand(expected_rtp=rho, expected_handle=handle, variance=total / handle**2, z=z)
 
 

@@ -4,7 +4,8 @@ deviation is chance.
 
 Definitions (amounts in minor units, per table, currency and day a round was settled):
 
-* handle = ante + raise + tie bet; wins = everything returned to players, stakes included;
+* handle = ante + raise + tie bet + war tie bet (a round's totals over its hands); wins =
+  everything returned to players, stakes included;
   GGR = handle - wins; hold = GGR / handle; observed RTP = wins / handle = 1 - hold.
 * The theoretical RTP is E[wins] / E[handle] for the bets actually placed, from the exact
   distribution of a round under each round's own rules snapshot
@@ -13,9 +14,18 @@ Definitions (amounts in minor units, per table, currency and day a round was set
 * The band is the theoretical RTP +/- 1.96 standard deviations of the observed RTP; a figure
   outside it is flagged. A fair table is flagged about one period in twenty per figure by
   chance; a flag that persists, or one far outside, is worth a look.
-* Three slices are reported: all bets, the ante game alone (ante and raise) and the tie bet
-  alone; with the ties' war / surrender shares. Only totals per round are used, never how a
-  payout is split between ante and raise.
+* Four slices are reported: all bets, the ante game alone (ante and raise), the tie bet
+  alone and the war tie bet alone; with the ties' war / surrender shares. Only totals per
+  round are used, never how a payout is split between ante and raise.
+* Rounds are modelled under every rule of their snapshot that sets the odds (decks, tie
+  pays, war ties bonus / push / repeat, max_war_ties, tie_ladder, war_tie_pays, whether the
+  war tie bet is offered), from the exact odds of ``casino.engine.table_odds`` (what each
+  table's ``rtp`` uses). A round of several hands is modelled by its totals: the expected
+  figures are exact (returns are linear in the stakes); its band is wider than the hands'
+  own (it takes them as one hand). The tie bets of hands without an ante (tie-only hands:
+  with a ladder, paid the first step) are modelled apart, even beside hands with an ante.
+  The war tie bet is placed with a war: its expected return is its exact RTP per unit
+  placed times the stakes placed.
 
 Rounds still awaiting a decision are not in the figures (they have not been settled); each
 table reports how many of the period's rounds are still open.
@@ -24,80 +34,54 @@ table reports how many of the period's rounds are still open.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from fractions import Fraction
 from typing import Any
 
 from casino.engine.casino_war import TableRules
+from casino.engine.casino_war.rule_values import WarTies
 from casino.engine.odds import theoretical_rtp
-from casino.engine.rtp_band import Z_95, RoundReturn, RtpBand, StakeSums, round_return, rtp_band
+from casino.engine.rtp_band import Z_95
 from casino.service.common import check_currency
 from casino.service.errors import Invalid
+from casino.service.report_figures import (
+    BetFigures,
+    OddsKey,
+    PeriodFigures,
+    exact,
+    odds_key,
+    period_figures,
+)
 from casino.store.reports import SettledGroup
 from casino.store.uow import UnitOfWork
 
+__all__ = ["BetFigures", "PeriodFigures", "period_figures", "report_json", "table_report"]
+
 CONFIDENCE = 0.95
-_DEFAULTS = TableRules()
-#: (decks, tie pays, war tie bonus): the rules that set a round's odds
-OddsKey = tuple[int, int, bool]
-
-
-@dataclass(frozen=True)
-class BetFigures:
-    """One slice of the bets (all, ante game, tie bet) over a period."""
-
-    rounds: int
-    handle: int
-    wins: int
-    ggr: int
-    hold: float | None
-    observed_rtp: float | None
-    theoretical_rtp: float | None
-    theoretical_rtp_exact: str | None
-    std_dev: float | None
-    band_low: float | None
-    band_high: float | None
-    z_score: float | None
-    outside_band: bool
-
-
-@dataclass(frozen=True)
-class DecisionShares:
-    ties: int
-    war: int
-    surrender: int
-    war_share: float | None
-    surrender_share: float | None
-
-
-@dataclass(frozen=True)
-class PeriodFigures:
-    """A table's figures over one day, or over the whole period (``day`` None)."""
-
-    day: date | None
-    rounds: int
-    all_bets: BetFigures
-    ante_game: BetFigures
-    tie_bet: BetFigures
-    decisions: DecisionShares
-
-    @property
-    def flagged(self) -> bool:
-        return any(s.outside_band for s in (self.all_bets, self.ante_game, self.tie_bet))
 
 
 @dataclass(frozen=True)
 class RulesOdds:
     """One set of odds-setting rules played at a table, with its exact RTPs per unit of the
-    initial bet (``war``: always going to war; ``surrender``: always surrendering)."""
+    initial bet (``war``: always going to war; ``surrender``: always surrendering; the keys of
+    ``casino.engine.odds.theoretical_rtp``)."""
 
-    decks: int
-    tie_pays: int
-    war_tie_bonus: bool
+    rules: TableRules
     rounds: int
     rtp: dict[str, Fraction]
+
+    @property
+    def decks(self) -> int:
+        return self.rules.decks
+
+    @property
+    def tie_pays(self) -> int:
+        return self.rules.tie_pays
+
+    @property
+    def war_tie_bonus(self) -> bool:
+        return self.rules.war_tie_bonus
 
 
 @dataclass(frozen=True)
@@ -201,16 +185,10 @@ def _table(
         by_day[group.day].append(group)
     rounds_per_rules: dict[OddsKey, int] = defaultdict(int)
     for group in groups:
-        rounds_per_rules[_odds_key(group)] += group.rounds
+        rounds_per_rules[odds_key(group)] += group.rounds
     rules = [
-        RulesOdds(
-            decks=key[0],
-            tie_pays=key[1],
-            war_tie_bonus=key[2],
-            rounds=count,
-            rtp=theoretical_rtp(TableRules(decks=key[0], tie_pays=key[1], war_tie_bonus=key[2])),
-        )
-        for key, count in sorted(rounds_per_rules.items())
+        RulesOdds(rules=key, rounds=count, rtp=theoretical_rtp(key))
+        for key, count in sorted(rounds_per_rules.items(), key=lambda item: _order(item[0]))
     ]
     return TableReport(
         table_id=table_id,
@@ -222,88 +200,39 @@ def _table(
     )
 
 
-def _odds_key(group: SettledGroup) -> OddsKey:
+def _order(rules: TableRules) -> tuple[Any, ...]:
+    """The rules in a stable order: the original three first, as the report always had."""
     return (
-        _DEFAULTS.decks if group.decks is None else group.decks,
-        _DEFAULTS.tie_pays if group.tie_pays is None else group.tie_pays,
-        _DEFAULTS.war_tie_bonus if group.war_tie_bonus is None else group.war_tie_bonus,
+        rules.decks,
+        rules.tie_pays,
+        rules.war_tie_bonus,
+        rules.war_tie_rule.value,
+        rules.max_war_ties,
+        rules.tie_ladder or (),
+        rules.war_tie_pays,
+        rules.max_war_tie_bet,
     )
+
+
+def odds_rules_json(rules: TableRules) -> dict[str, Any]:
+    """The odds-setting rules of a report: decks, tie_pays and war_tie_bonus always, the
+    issue 21 rules only where they differ from their defaults (older rules read as before)."""
+    data: dict[str, Any] = {
+        "decks": rules.decks,
+        "tie_pays": rules.tie_pays,
+        "war_tie_bonus": rules.war_tie_bonus,
+    }
+    if rules.war_tie_rule is WarTies.REPEAT:
+        data["war_ties"] = WarTies.REPEAT.value
+        data["max_war_ties"] = rules.max_war_ties
+        if rules.tie_ladder is not None:
+            data["tie_ladder"] = list(rules.tie_ladder)
+    if rules.war_tie_bet_offered:
+        data["war_tie_pays"] = rules.war_tie_pays
+    return data
 
 
 # --- figures --------------------------------------------------------------------------------
-
-
-def period_figures(day: date | None, groups: Iterable[SettledGroup]) -> PeriodFigures:
-    """The three slices and the decisions of a set of settled-round groups."""
-    groups = list(groups)
-    ties = sum(g.ties for g in groups)
-    wars = sum(g.wars for g in groups)
-    # No tie in the period: the strategy cannot be seen and barely matters; assume war.
-    war_share = Fraction(wars, ties) if ties else Fraction(1)
-    sums: dict[OddsKey, StakeSums] = defaultdict(StakeSums)
-    for g in groups:
-        sums[_odds_key(g)] += StakeSums.of(g.ante, g.tie_bet, g.rounds)
-    models = {key: round_return(*key, war_share) for key in sums}
-
-    def parts(slice_of: Callable[[StakeSums], StakeSums]) -> list[tuple[RoundReturn, StakeSums]]:
-        return [(models[key], slice_of(s)) for key, s in sums.items()]
-
-    rounds = sum(g.rounds for g in groups)
-    antes = sum(g.ante * g.rounds for g in groups)
-    tie_bets = sum(g.tie_bet * g.rounds for g in groups)
-    raised = sum(g.raised for g in groups)
-    ante_paid = sum(g.ante_paid for g in groups)
-    tie_paid = sum(g.tie_bet_paid for g in groups)
-    return PeriodFigures(
-        day=day,
-        rounds=rounds,
-        all_bets=_figures(
-            rounds, antes + raised + tie_bets, ante_paid + tie_paid, rtp_band(parts(_whole))
-        ),
-        ante_game=_figures(rounds, antes + raised, ante_paid, rtp_band(parts(StakeSums.ante_only))),
-        tie_bet=_figures(
-            sum(g.rounds for g in groups if g.tie_bet),
-            tie_bets,
-            tie_paid,
-            rtp_band(parts(StakeSums.tie_bet_only)),
-        ),
-        decisions=DecisionShares(
-            ties=ties,
-            war=wars,
-            surrender=ties - wars,
-            war_share=wars / ties if ties else None,
-            surrender_share=(ties - wars) / ties if ties else None,
-        ),
-    )
-
-
-def _whole(sums: StakeSums) -> StakeSums:
-    return sums
-
-
-def _figures(rounds: int, handle: int, wins: int, band: RtpBand | None) -> BetFigures:
-    observed = Fraction(wins, handle) if handle else None
-    inside = band is None or observed is None or band.contains(observed)
-    z = None if band is None or observed is None else band.z_score(observed)
-    return BetFigures(
-        rounds=rounds,
-        handle=handle,
-        wins=wins,
-        ggr=handle - wins,
-        hold=None if observed is None else float(1 - observed),
-        observed_rtp=None if observed is None else float(observed),
-        theoretical_rtp=None if band is None else float(band.expected_rtp),
-        theoretical_rtp_exact=None if band is None else _exact(band.expected_rtp),
-        std_dev=None if band is None else float(band.std_dev),
-        band_low=None if band is None else float(band.low),
-        band_high=None if band is None else float(band.high),
-        z_score=None if z is None else float(z),
-        outside_band=not inside,
-    )
-
-
-def _exact(value: Fraction) -> str:
-    return f"{value.numerator}/{value.denominator}"
 
 
 # --- JSON -----------------------------------------------------------------------------------
@@ -339,6 +268,7 @@ def period_json(period: PeriodFigures) -> dict[str, Any]:
         all_bets=figures_json(period.all_bets),
         ante_game=figures_json(period.ante_game),
         tie_bet=figures_json(period.tie_bet),
+        war_tie_bet=figures_json(period.war_tie_bet),
         decisions={
             "ties": d.ties,
             "war": d.war,
@@ -366,12 +296,10 @@ def report_json(report: TablesReport) -> dict[str, Any]:
                 "currency": table.currency,
                 "rules": [
                     {
-                        "decks": r.decks,
-                        "tie_pays": r.tie_pays,
-                        "war_tie_bonus": r.war_tie_bonus,
+                        **odds_rules_json(r.rules),
                         "rounds": r.rounds,
                         "rtp": {
-                            name: {"value": float(value), "exact": _exact(value)}
+                            name: {"value": float(value), "exact": exact(value)}
                             for name, value in r.rtp.items()
                         },
                     }

@@ -2,15 +2,17 @@
 
 An operator's reports count its own rounds only. A round is counted on the UTC day it was
 settled (a tie decided after midnight counts on the day of its decision, its tie bet
-included): its figures are complete only then. Rounds are
-summed in SQL per table, currency, day, the rules that set the odds (decks, tie payout, tie
-bonus) and the bets (ante, tie bet), so the report gets the exact sums of squares of the bets
-that its statistical band needs without one row per round, and with no integer overflow in
-the database (the squares are formed in Python).
+included): its figures are complete only then. Rounds are summed in SQL per table, currency,
+day, the rules that set the odds (decks, tie payout, tie bonus and, from issue 21, repeated
+wars, their cap, the tie ladder, the war tie bet and its payout) and the bets (ante, tie bet,
+war tie bet: a round's totals over its hands), so the report gets the exact sums of squares
+of the bets that its statistical band needs without one row per round, and with no integer
+overflow in the database (the squares are formed in Python).
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
@@ -18,6 +20,7 @@ from typing import Any
 from sqlalchemy import Date, case, cast, func, select
 from sqlalchemy.orm import Session
 
+from casino.engine.casino_war.rule_values import MAX_HANDS
 from casino.store.models import AWAITING_DECISION, SETTLED, Round
 from casino.store.repository import Repository
 
@@ -33,6 +36,7 @@ class SettledGroup:
     decks: int | None
     tie_pays: int | None
     war_tie_bonus: bool | None
+    #: a round's totals over its hands
     ante: int
     tie_bet: int
     rounds: int
@@ -42,10 +46,36 @@ class SettledGroup:
     ante_paid: int
     #: returned for the tie bet, stake included
     tie_bet_paid: int
-    #: rounds whose first two cards tied (each was then decided)
+    #: rounds whose first two cards tied (each was then decided; hand 0's, of several hands)
     ties: int
     #: of those, the rounds that went to war
     wars: int
+    #: the issue 21 rules that set the odds (None where the snapshot lacks the key: an older
+    #: round, or the rule's default)
+    war_ties: str | None = None
+    max_war_ties: int | None = None
+    tie_ladder: tuple[int, ...] | None = None
+    war_tie_pays: int | None = None
+    max_war_tie_bet: int | None = None
+    #: the round's war tie bets (every hand's), and what they returned, stakes included
+    war_tie_bet: int = 0
+    war_tie_bet_paid: int = 0
+    #: of ``tie_bet``, the tie bets of hands without an ante (tie-only hands)
+    tie_only_bet: int = 0
+
+    def rules_snapshot(self) -> dict[str, Any]:
+        """The odds-setting rules of the group as a rules snapshot (the keys it had)."""
+        values: dict[str, Any] = {
+            "decks": self.decks,
+            "tie_pays": self.tie_pays,
+            "war_tie_bonus": self.war_tie_bonus,
+            "war_ties": self.war_ties,
+            "max_war_ties": self.max_war_ties,
+            "tie_ladder": self.tie_ladder,
+            "war_tie_pays": self.war_tie_pays,
+            "max_war_tie_bet": self.max_war_tie_bet,
+        }
+        return {key: value for key, value in values.items() if value is not None}
 
 
 def _day(session: Session) -> Any:
@@ -57,6 +87,28 @@ def _day(session: Session) -> Any:
 
 def _as_date(value: date | str) -> date:
     return value if isinstance(value, date) else date.fromisoformat(value)
+
+
+def _ladder(value: str | None) -> tuple[int, ...] | None:
+    # The ladder is a JSON list, read as its JSON text (each dialect spaces it its own way).
+    return None if value is None else tuple(int(step) for step in json.loads(value))
+
+
+def _tie_only_bets() -> Any:
+    """A round's tie bets on hands without an ante, from its hands shape (0 for a round in
+    the one-hand shape): a sum over the hands' places, there being at most ``MAX_HANDS``.
+    Only tables with ``tie_only`` take such hands: the others' rounds are not parsed."""
+    total: Any = 0
+    for index in range(MAX_HANDS):
+        bets = ("hands", index, "bets")
+        ante = Round.hands[(*bets, "ante")].as_integer()
+        tie_bet = Round.hands[(*bets, "tie_bet")].as_integer()
+        total = total + case((ante == 0, func.coalesce(tie_bet, 0)), else_=0)
+    return case((Round.rules["tie_only"].as_boolean().is_(True), total), else_=0)
+
+
+def _int(value: Any) -> int | None:
+    return None if value is None else int(value)
 
 
 class ReportStore(Repository):
@@ -75,6 +127,7 @@ class ReportStore(Repository):
         decks = Round.rules["decks"].as_integer().label("decks")
         tie_pays = Round.rules["tie_pays"].as_integer().label("tie_pays")
         bonus = Round.rules["war_tie_bonus"].as_boolean().label("war_tie_bonus")
+        rules = Round.rules
         keys = (
             Round.table_id,
             Round.currency,
@@ -84,6 +137,13 @@ class ReportStore(Repository):
             bonus,
             Round.ante,
             Round.tie_bet,
+            rules["war_ties"].as_string().label("war_ties"),
+            rules["max_war_ties"].as_integer().label("max_war_ties"),
+            rules["tie_ladder"].as_string().label("tie_ladder"),
+            rules["war_tie_pays"].as_integer().label("war_tie_pays"),
+            rules["max_war_tie_bet"].as_integer().label("max_war_tie_bet"),
+            Round.war_tie_bet,
+            _tie_only_bets().label("tie_only_bet"),
         )
         query = (
             select(
@@ -94,6 +154,7 @@ class ReportStore(Repository):
                 func.coalesce(func.sum(Round.tie_bet_payout), 0),
                 func.count(Round.decision),
                 func.coalesce(func.sum(case((Round.decision == "war", 1), else_=0)), 0),
+                func.coalesce(func.sum(Round.war_tie_bet_payout), 0),
             )
             .where(Round.status == SETTLED, self.owned(Round.operator_id))
             .group_by(*keys)
@@ -115,12 +176,20 @@ class ReportStore(Repository):
                 war_tie_bonus=None if row[5] is None else bool(row[5]),
                 ante=int(row[6]),
                 tie_bet=int(row[7]),
-                rounds=int(row[8]),
-                raised=int(row[9]),
-                ante_paid=int(row[10]),
-                tie_bet_paid=int(row[11]),
-                ties=int(row[12]),
-                wars=int(row[13]),
+                war_ties=None if row[8] is None else str(row[8]),
+                max_war_ties=_int(row[9]),
+                tie_ladder=_ladder(row[10]),
+                war_tie_pays=_int(row[11]),
+                max_war_tie_bet=_int(row[12]),
+                war_tie_bet=int(row[13]),
+                rounds=int(row[15]),
+                raised=int(row[16]),
+                ante_paid=int(row[17]),
+                tie_bet_paid=int(row[18]),
+                ties=int(row[19]),
+                wars=int(row[20]),
+                tie_only_bet=int(row[14]),
+                war_tie_bet_paid=int(row[21]),
             )
             for row in session.execute(query)
         ]

@@ -114,3 +114,62 @@ def test_the_report_page_shows_a_tables_figures_and_funnel(
         "the chart did not follow the slice",
     )
     assert_no_console_errors(browser)
+
+
+def test_the_report_page_shows_issue_21_rules_and_the_war_tie_bet_line(
+    server: Server, browser: WebDriver
+) -> None:
+    """A table of several hands, repeated wars with a ladder and a war tie bet: the rules chip
+    names them, and the war tie bets have their own line (as the report has them)."""
+    operator = server.operator
+    table_id = f"w-{uuid.uuid4().hex[:8]}"
+    operator.create_table(
+        table_id,
+        max_hands=3,
+        war_ties="repeat",
+        tie_ladder=[10, 25, 50, 200],
+        war_tie_bet={"enabled": True, "pays": 10, "max": 1_000},
+    )
+    player = operator.create_player()
+    operator.deposit(player["id"], 1_000_000)
+    auth = {"Authorization": f"Bearer {player['token']}"}
+    for _ in range(20):
+        reply = requests.post(
+            f"{server.base_url}/api/v1/rounds",
+            json={"table_id": table_id, "hands": [{"ante": 100, "tie_bet": 100}] * 3},
+            headers={**auth, "Idempotency-Key": str(uuid.uuid4())},
+            timeout=30,
+        )
+        assert reply.status_code == 201, reply.text
+        round_ = reply.json()
+        while round_["status"] == "awaiting_decision":
+            waiting = round_["awaiting_hands"]
+            body = {
+                "hands": {str(h): "war" for h in waiting},
+                "war_tie_bets": {str(h): 100 for h in waiting},
+            }
+            reply = requests.post(
+                f"{server.base_url}/api/v1/rounds/{round_['id']}/decision",
+                json=body,
+                headers={**auth, "Idempotency-Key": str(uuid.uuid4())},
+                timeout=30,
+            )
+            assert reply.status_code == 200, reply.text
+            round_ = reply.json()
+    report = operator.call("GET", "/api/v1/reports/tables")
+    ours = next(t for t in report["tables"] if t["table_id"] == table_id)
+    war_ties_placed = ours["total"]["war_tie_bet"]["handle"] > 0
+
+    today = datetime.now(UTC).date()
+    since, until = today - timedelta(days=1), today + timedelta(days=2)
+    browser.get(f"{server.base_url}/reports/#token={AUDITOR_TOKEN}&since={since}&until={until}")
+    card = wait_for(browser, lambda d: card_of(d, table_id), "the table's report is not shown")
+    chips = " ".join(chip.text for chip in card.find_elements(By.CSS_SELECTOR, ".chip"))
+    assert "wars repeat up to 4 ties" in chips and "tie ladder 10/25/50/200:1" in chips
+    assert "war tie bet 10:1" in chips
+    labels = [
+        row.find_element(By.CSS_SELECTOR, "td").text
+        for row in card.find_elements(By.CSS_SELECTOR, ".slices tbody tr")
+    ]
+    assert any(label.startswith("War tie bet") for label in labels) is war_ties_placed, labels
+    assert_no_console_errors(browser)

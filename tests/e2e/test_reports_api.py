@@ -8,7 +8,10 @@ from typing import Any
 
 import pytest
 
+from casino.engine.casino_war import HandBet, TableRound
+
 from .helpers import Api, Player, assert_problem, is_tie, steer_next_deal
+from .test_table_rounds import EVO, EVO_RULES, bet, decide, steer
 
 URL = "/api/v1/reports/tables"
 
@@ -113,3 +116,55 @@ def test_the_report_is_in_the_openapi_document(api: Api) -> None:
     operation = spec["paths"]["/api/v1/reports/tables"]["get"]
     assert {p["name"] for p in operation["parameters"]} == {"since", "until", "currency"}
     assert {"200", "401", "403", "422"} <= set(operation["responses"])
+
+
+def test_a_table_of_several_hands_ladder_and_war_tie_bets_reports_the_api_money(
+    api: Api, database_url: str, funded: Player
+) -> None:
+    """Issue 21 rules over HTTP: the war tie bets on their own line, in the handle; the rules
+    entry names the rules that set the odds; GGR is the players' net as the API reported it."""
+    api.create_table("evo", **EVO)
+    hands = [{"ante": 1000, "tie_bet": 100}, {"ante": 500, "tie_bet": 0}]
+    stakes = [HandBet(h["ante"], h["tie_bet"]) for h in hands]
+    played = []
+    for i in range(6):
+        if i % 2 == 0:  # a tie to decide, with a war tie bet
+
+            def tied(game: TableRound) -> bool:
+                return bool(game.awaiting)
+
+            steer(api, database_url, funded, EVO_RULES, stakes, tied)
+        reply = bet(api, funded, "evo", hands if i % 3 else [{"ante": 0, "tie_bet": 200}])
+        assert reply.status_code == 201, reply.get_json()
+        body = reply.get_json()
+        if body["status"] == "awaiting_decision":
+            waiting = body["awaiting_hands"]
+            reply = decide(
+                api,
+                funded,
+                body["id"],
+                {
+                    "hands": {str(h): "war" for h in waiting},
+                    "war_tie_bets": {str(h): 300 for h in waiting},
+                },
+            )
+            assert reply.status_code == 200, reply.get_json()
+            body = reply.get_json()
+        assert body["status"] == "settled"
+        played.append(body)
+    reply = api.get(URL, auth=api.operator_auth)
+    assert reply.status_code == 200, reply.get_json()
+    [table] = [t for t in reply.get_json()["tables"] if t["table_id"] == "evo"]
+    total = table["total"]
+    handle = sum(sum(r["bets"].values()) for r in played)
+    wins = sum(sum(r["payouts"].values()) for r in played)
+    assert (total["all_bets"]["handle"], total["all_bets"]["wins"]) == (handle, wins)
+    assert total["all_bets"]["ggr"] == -sum(r["net"] for r in played)
+    war_tie = total["war_tie_bet"]
+    assert war_tie["handle"] == sum(r["bets"]["war_tie_bet"] for r in played) > 0
+    assert war_tie["wins"] == sum(r["payouts"]["war_tie_bet"] for r in played)
+    assert war_tie["theoretical_rtp_exact"]
+    [rules] = table["rules"]
+    assert rules["war_ties"] == "repeat" and rules["tie_ladder"] == [10, 25, 50, 200]
+    assert rules["war_tie_pays"] == 10 and rules["decks"] == 8
+    assert {"tie_bet_alone", "war_tie_bet"} <= set(rules["rtp"])

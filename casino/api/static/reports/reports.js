@@ -13,7 +13,10 @@
     ["all_bets", "All bets"],
     ["ante_game", "Ante game"],
     ["tie_bet", "Tie bet"],
+    ["war_tie_bet", "War tie bet"],
   ];
+  // Slices counted per round that placed them (the others are every round).
+  var COUNTED = { tie_bet: true, war_tie_bet: true };
   var lastReport = null;
 
   function $(id) {
@@ -247,7 +250,10 @@
       " · tie " +
       rules.tie_pays +
       ":1" +
-      (rules.war_tie_bonus ? " · tie bonus" : "")
+      (rules.war_tie_bonus ? " · tie bonus" : "") +
+      (rules.war_ties === "repeat" ? " · wars repeat up to " + rules.max_war_ties + " ties" : "") +
+      (rules.tie_ladder ? " · tie ladder " + rules.tie_ladder.join("/") + ":1" : "") +
+      (rules.war_tie_pays ? " · war tie bet " + rules.war_tie_pays + ":1" : "")
     );
   }
 
@@ -322,9 +328,13 @@
 
   function slicesTable(table) {
     var total = table.total;
-    var rows = SLICES.map(function (slice) {
+    // A table without war tie bets has no line for them.
+    var shown = SLICES.filter(function (slice) {
+      return slice[0] !== "war_tie_bet" || (total.war_tie_bet && total.war_tie_bet.handle);
+    });
+    var rows = shown.map(function (slice) {
       var f = total[slice[0]];
-      var label = slice[0] === "tie_bet" ? slice[1] + " (" + count(f.rounds) + ")" : slice[1];
+      var label = COUNTED[slice[0]] ? slice[1] + " (" + count(f.rounds) + ")" : slice[1];
       return row(
         [
           label,
@@ -391,7 +401,7 @@
   function dayRow(label, period, currency, className) {
     var all = period.all_bets;
     var flags = SLICES.filter(function (slice) {
-      return period[slice[0]].outside_band;
+      return period[slice[0]] && period[slice[0]].outside_band;
     }).map(function (slice) {
       return slice[1].toLowerCase();
     });
