@@ -2,7 +2,8 @@
 
 The production app (``create_app("production")``, as ``wsgi.py`` builds it) on a scratch
 PostgreSQL database, driven in this process through its WSGI interface (werkzeug's test
-client: no sockets, no gunicorn), under ``cProfile`` with a CPU clock: ``CASINO_BENCH_PROFILE_BETS``
+client: no sockets, no gunicorn), under ``cProfile`` with a CPU clock
+(``CASINO_BENCH_PROFILE_DUMP=FILE`` also saves the raw profile): ``CASINO_BENCH_PROFILE_BETS``
 (default 2,000) bets of the minimum ante, ties surrendered (not counted). Each function's own
 CPU time is charged to the layer its file belongs to; C functions (hashing, JSON, the
 driver's socket calls) to the layer of whoever called them. Beside it, the bare Flask JSON
@@ -139,6 +140,9 @@ def profile_bets(url: str) -> tuple[dict[str, float], float, int]:
     started = time.process_time()
     bets(BETS, profiler)
     total = time.process_time() - started
+    dump = os.environ.get("CASINO_BENCH_PROFILE_DUMP")
+    if dump:  # the raw profile, for pstats / snakeviz
+        profiler.dump_stats(dump)
     layers = by_layer(pstats.Stats(profiler))
     return layers, total, BETS
 

@@ -112,6 +112,9 @@ def optional(func: F) -> F:
     return cast(F, wrapper)
 
 
+_PATH_BUILDER = "casino.idempotency.path_builder"
+
+
 def fingerprint() -> str:
     """What makes two requests 'the same': method, resolved path and the canonical JSON body."""
     body = request_json()
@@ -131,8 +134,12 @@ def _resolved_path() -> str:
     spelling this is the raw path itself, so fingerprints stored before stay valid."""
     if request.endpoint is None:
         return request.path
-    adapter = current_app.url_map.bind("localhost", script_name="/")
-    return adapter.build(request.endpoint, request.view_args or {}, method=request.method)
+    # Bound once per app (binding builds an adapter; building a path only reads it).
+    adapter = current_app.extensions.get(_PATH_BUILDER)
+    if adapter is None:
+        adapter = current_app.url_map.bind("localhost", script_name="/")
+        current_app.extensions[_PATH_BUILDER] = adapter
+    return str(adapter.build(request.endpoint, request.view_args or {}, method=request.method))
 
 
 def _json(text: str, status: int, *, replayed: bool) -> Response:

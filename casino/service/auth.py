@@ -168,11 +168,13 @@ def authenticate(
     platform_tokens: Sequence[str] = (),
     idempotency_key: str | None = None,
     now: datetime | None = None,
+    bet_table: str | None = None,
 ) -> Principal:
     """The caller of ``token``; the unit of work acts for the caller's operator from here on.
     With ``idempotency_key`` (a money-moving request), a player's lookup also does the
     idempotency lock and lookup for that key on PostgreSQL, in the same round trip
-    (``casino.service.idempotency.begin`` then uses it)."""
+    (``casino.service.idempotency.begin`` then uses it); with ``bet_table`` as well (the
+    request is a bet at that table), it also claims the bet (``place_bet`` then uses it)."""
     if not isinstance(token, str) or not token or len(token) > MAX_TOKEN_LENGTH:
         raise Unauthenticated("a valid bearer token is required", code="invalid_token")
     configured = _configured_operator(token, operator_tokens)
@@ -192,7 +194,9 @@ def authenticate(
     if token.startswith(PLAYER_PREFIX):
         if idempotency_key is not None:
             # On PostgreSQL this also takes the key's lock and looks its record up.
-            owner = uow.idempotency.player_and_key(digest, PLAYER_SUBJECT_PREFIX, idempotency_key)
+            owner = uow.idempotency.player_and_key(
+                digest, PLAYER_SUBJECT_PREFIX, idempotency_key, bet_table
+            )
         else:
             owner = uow.players.owner_of_token(digest)
         player = acting_for(uow, owner)

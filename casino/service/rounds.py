@@ -126,7 +126,7 @@ def place_bet(
         raise NotFound("no such table", code="table_not_found")
     if not table.active:
         raise Conflict("the table is closed", code="table_inactive")
-    refuse_private_bet(uow, table_id)
+    refuse_private_bet(claim.shared)
     now = uow.now()
     protection.check_account(claim.protection, now)
     protection.check_session(claim.protection, now)

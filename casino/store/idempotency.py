@@ -16,6 +16,7 @@ from sqlalchemy import Table, delete, event, select, tuple_
 from sqlalchemy.orm import Session
 
 from casino.store import direct
+from casino.store.bet_claim_sql import LOCK_ID, PREFETCHED_BET_CLAIM, with_bet_claim
 from casino.store.models import IdempotencyRecord, Player
 from casino.store.operator_models import Operator
 from casino.store.records import StoredResponseRecord, TokenOwner
@@ -33,7 +34,7 @@ _OPERATORS = cast(Table, Operator.__table__)
 # answered with the first one's record instead, so a key still charges only once.
 # The lock id is a 64-bit hash of caller and key, computed by the database wherever the lock
 # is taken (also in ``player_and_key``), so every path agrees on it.
-_LOCK_ID = "hashtextextended({caller} || chr(31) || %(key)s, 0)"
+_LOCK_ID = LOCK_ID
 _LOCK_AND_LOOKUP = (
     "SELECT pg_try_advisory_xact_lock(" + _LOCK_ID.format(caller="%(caller)s") + "), "
     "r.fingerprint, r.status, r.body "
@@ -56,6 +57,7 @@ _PLAYER_AND_KEY = (
     "(SELECT q.id FROM players AS q WHERE q.token_hash = %(digest)s) AND r.key = %(key)s "
     "WHERE p.token_hash = %(digest)s"
 )
+_PLAYER_AND_BET_CLAIM = with_bet_claim(_PLAYER_AND_KEY)
 _PREFETCHED = "casino.idempotency.prefetched"
 
 
@@ -100,10 +102,14 @@ class IdempotencyStore(Repository):
         ).one_or_none()
         return Lookup(True, None if row is None else _stored(tuple(row)))
 
-    def player_and_key(self, token_digest: str, prefix: str, key: str) -> TokenOwner | None:
+    def player_and_key(
+        self, token_digest: str, prefix: str, key: str, bet_table: str | None = None
+    ) -> TokenOwner | None:
         """Authentication: the player whose token has this hash, with its operator. On
         PostgreSQL the same round trip also takes the lock and looks up the record
-        ``lock_and_lookup`` will need for the caller ``prefix + id`` and ``key``."""
+        ``lock_and_lookup`` will need for the caller ``prefix + id`` and ``key``; with
+        ``bet_table`` (the request is a bet there), it also claims the bet
+        (casino.store.bet_claim_sql), which ``RoundStore.claim_bet`` then uses."""
         if not self.postgres:
             owner = self.session.execute(
                 select(_PLAYERS.c.id, _PLAYERS.c.operator_id, _OPERATORS.c.active)
@@ -113,14 +119,23 @@ class IdempotencyStore(Repository):
             if owner is None:
                 return None
             return TokenOwner(str(owner[0]), str(owner[1]), bool(owner[2]))
-        rows = direct.execute(
-            self.session, _PLAYER_AND_KEY, {"digest": token_digest, "prefix": prefix, "key": key}
-        )
+        params = {"digest": token_digest, "prefix": prefix, "key": key}
+        if bet_table is None:
+            rows = direct.execute(self.session, _PLAYER_AND_KEY, params)
+        else:
+            params["table_id"] = bet_table
+            rows = direct.execute(self.session, _PLAYER_AND_BET_CLAIM, params)
         if not rows:
             return None
-        player_id, operator_id, active, acquired, *stored = rows[0]
+        player_id, operator_id, active, acquired, *stored = rows[0][:7]
         lookup = Lookup(bool(acquired), _stored(stored))
         self.session.info[_PREFETCHED] = ((prefix + player_id, key), lookup)
+        claimed = rows[0][7:]
+        if claimed and claimed[0] is not None and lookup.acquired and lookup.stored is None:
+            self.session.info[PREFETCHED_BET_CLAIM] = (
+                (str(player_id), str(operator_id), bet_table),
+                [claimed],
+            )
         return TokenOwner(str(player_id), str(operator_id), bool(active))
 
     def add(
@@ -167,3 +182,4 @@ class IdempotencyStore(Repository):
 @event.listens_for(Session, "after_rollback")
 def _forget_prefetched(session: Session) -> None:
     session.info.pop(_PREFETCHED, None)
+    session.info.pop(PREFETCHED_BET_CLAIM, None)

@@ -3,6 +3,7 @@ cases; ``current`` is the operator a unit of work acts for."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any
 
@@ -12,6 +13,7 @@ from sqlalchemy.exc import IntegrityError
 from casino.store.operator_models import Operator
 from casino.store.operator_records import OperatorRecord
 from casino.store.repository import Repository
+from casino.store.types import as_utc
 
 
 def _record(row: Operator) -> OperatorRecord:
@@ -29,6 +31,47 @@ def _record(row: Operator) -> OperatorRecord:
         active=bool(row.active),
         created_at=row.created_at,
         updated_at=row.updated_at,
+    )
+
+
+#: The columns of ``operator_from_row``, in its order: a claim that reads the operator in its
+#: own statement (casino.store.rounds) selects these of alias ``o``.
+OPERATOR_COLUMNS = (
+    "id",
+    "name",
+    "currencies",
+    "wallet_mode",
+    "wallet_url",
+    "wallet_secret",
+    "wallet_previous_secret",
+    "wallet_previous_secret_until",
+    "wallet_timeout_ms",
+    "close_losing_round_with_zero_win",
+    "active",
+    "created_at",
+    "updated_at",
+)
+
+
+def operator_from_row(row: Sequence[Any]) -> OperatorRecord:
+    """The record of a raw row of ``OPERATOR_COLUMNS`` (psycopg's types)."""
+    values = dict(zip(OPERATOR_COLUMNS, row, strict=True))
+    until = values["wallet_previous_secret_until"]
+    currencies = values["currencies"]
+    return OperatorRecord(
+        id=str(values["id"]),
+        name=str(values["name"]),
+        currencies=None if currencies is None else tuple(currencies),
+        wallet_mode=str(values["wallet_mode"]),
+        wallet_url=values["wallet_url"],
+        wallet_secret=values["wallet_secret"],
+        wallet_previous_secret=values["wallet_previous_secret"],
+        wallet_previous_secret_until=None if until is None else as_utc(until),
+        wallet_timeout_ms=int(values["wallet_timeout_ms"]),
+        close_losing_round_with_zero_win=bool(values["close_losing_round_with_zero_win"]),
+        active=bool(values["active"]),
+        created_at=as_utc(values["created_at"]),
+        updated_at=as_utc(values["updated_at"]),
     )
 
 
@@ -51,6 +94,12 @@ class OperatorStore(Repository):
                 raise LookupError(f"operator {operator_id!r} does not exist")
             self._current = found
         return self._current
+
+    def remember(self, record: OperatorRecord) -> None:
+        """Keep ``record`` as ``current`` (read by another statement of this transaction,
+        such as the bet's claim), so ``current`` costs no statement of its own."""
+        if record.id == self.operator_id:
+            self._current = record
 
     def get(self, operator_id: str) -> OperatorRecord | None:
         row = self.session.get(Operator, operator_id) if isinstance(operator_id, str) else None

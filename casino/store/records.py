@@ -150,6 +150,8 @@ class BetClaim:
     # locked (None / empty for a player who has none).
     protection: ProtectionRecord | None = None
     limits: tuple[LimitRecord, ...] = ()
+    #: The table deals shared rounds (a private bet there is refused).
+    shared: bool = False
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from sqlalchemy import Table, func, select, update
 
 from casino.ledger.transactions import WalletState
 from casino.store import direct
+from casino.store.bet_claim_sql import CLAIM_BET, PREFETCHED_BET_CLAIM
 from casino.store.ledger import LedgerStore
 from casino.store.models import (
     AWAITING_DECISION,
@@ -32,6 +33,7 @@ from casino.store.models import (
     ServerSeed,
     as_utc,
 )
+from casino.store.operators import OPERATOR_COLUMNS, OperatorStore, operator_from_row
 from casino.store.protection import (
     ROUND_LIMIT_KINDS,
     ProtectionStore,
@@ -50,6 +52,7 @@ from casino.store.records import (
     Wallet,
 )
 from casino.store.repository import Repository
+from casino.store.shared_models import SharedTable
 from casino.store.tenancy import Tenancy
 from casino.store.writes import PendingWrites
 
@@ -58,53 +61,14 @@ _ROUNDS = cast(Table, Round.__table__)
 _TABLES = cast(Table, CasinoTable.__table__)
 _ACCOUNTS = cast(Table, Account.__table__)
 _TRANSACTIONS = cast(Table, LedgerTransaction.__table__)
+_SHARED = cast(Table, SharedTable.__table__)
 _DATETIME_COLUMNS = frozenset({"created_at", "settled_at", "decision_deadline"})
 #: A round's columns as its record has them (its operator stays in the store).
 _ROUND_SELECT = [_ROUNDS.c[name] for name in ROUND_COLUMNS]
 OPEN_ROUND_INDEX = "uq_rounds_one_open_per_player"
 
-# The nonce claim locks the seed row first; then the player's protection row (if any), then
-# the wallet (its CTE waits for both: one-time filters evaluated before its scan), then the
-# wallet's loss / wager limits (after the wallet). Always that order, so requests of one
-# player cannot deadlock over them. A player without protection rows pays two index probes
-# that find nothing, in the same round trip.
-_CLAIM_BET = """
-WITH claim AS (
-    UPDATE server_seeds SET next_nonce = next_nonce + 1
-    WHERE player_id = %(player_id)s AND active AND EXISTS (
-        SELECT 1 FROM players AS p
-        WHERE p.id = %(player_id)s AND p.operator_id = %(operator_id)s)
-    RETURNING id, seed, seed_hash, client_seed, next_nonce - 1 AS nonce
-), prot AS MATERIALIZED (
-    SELECT p.* FROM player_protection AS p
-    WHERE p.player_id = %(player_id)s AND EXISTS (SELECT 1 FROM claim)
-    FOR UPDATE
-), tbl AS (
-    SELECT id, currency, rules, active, created_at, updated_at
-    FROM casino_tables WHERE operator_id = %(operator_id)s AND id = %(table_id)s
-), wallet AS MATERIALIZED (
-    SELECT a.id, a.key, a.balance, a.chain_length, a.chain_hash FROM accounts AS a
-    WHERE a.player_id = %(player_id)s AND a.kind = 'wallet' AND a.operator_id = %(operator_id)s
-        AND a.currency = (SELECT currency FROM tbl) AND EXISTS (SELECT 1 FROM claim)
-        AND (SELECT count(*) FROM prot) >= 0
-    FOR UPDATE
-), lim AS MATERIALIZED (
-    SELECT l.* FROM player_limits AS l
-    WHERE l.player_id = %(player_id)s AND l.currency = (SELECT currency FROM tbl)
-        AND l.kind IN ('loss', 'wager') AND EXISTS (SELECT 1 FROM wallet)
-    FOR UPDATE
-)
-SELECT claim.id, claim.seed, claim.seed_hash, claim.client_seed, claim.nonce,
-    (SELECT r.id FROM rounds AS r
-        WHERE r.player_id = %(player_id)s AND r.status = 'awaiting_decision'),
-    tbl.id, tbl.currency, tbl.rules, tbl.active, tbl.created_at, tbl.updated_at,
-    wallet.id, wallet.key, wallet.balance, wallet.chain_length, wallet.chain_hash,
-    nextval('ledger_transaction_id_seq'),
-    (SELECT row_to_json(prot) FROM prot), (SELECT json_agg(lim) FROM lim)
-FROM claim LEFT JOIN tbl ON true LEFT JOIN wallet ON true
-"""
-
-# The round and its wallet, locked in that order, with the seed and the round's transactions.
+# The round and its wallet, locked in that order, with the seed and the round's transactions,
+# and the operator (its wallet mode chooses the wallet adapter: a statement less).
 _CLAIM_DECISION = (
     "SELECT "
     + ", ".join(f"r.{name}" for name in ROUND_COLUMNS)
@@ -114,9 +78,13 @@ _CLAIM_DECISION = (
     nextval('ledger_transaction_id_seq'),
     (SELECT json_agg(l) FROM player_limits AS l WHERE l.player_id = r.player_id
         AND l.currency = r.currency AND l.kind IN ('loss', 'wager')),
-    (SELECT row_to_json(p) FROM player_protection AS p WHERE p.player_id = r.player_id)
+    (SELECT row_to_json(p) FROM player_protection AS p WHERE p.player_id = r.player_id),
+    """
+    + ", ".join(f"o.{name}" for name in OPERATOR_COLUMNS)
+    + """
 FROM rounds AS r
 JOIN server_seeds AS s ON s.id = r.server_seed_id
+JOIN operators AS o ON o.id = r.operator_id
 JOIN accounts AS w ON w.player_id = r.player_id AND w.kind = 'wallet' AND w.currency = r.currency
 WHERE r.id = %(round_id)s AND r.operator_id = %(operator_id)s
 FOR UPDATE OF r, w"""
@@ -146,11 +114,13 @@ class RoundStore(Repository):
         ledger: LedgerStore,
         protection: ProtectionStore,
         tenancy: Tenancy | None = None,
+        operators: OperatorStore | None = None,
     ) -> None:
         super().__init__(session, postgres, tenancy)
         self._writes = writes
         self._ledger = ledger
         self._protection = protection
+        self._operators = operators
 
     # --- the bet ---------------------------------------------------------------------
 
@@ -158,11 +128,15 @@ class RoundStore(Repository):
         """None when the player has no active seed: no such player, or a rotation committed
         between this statement's snapshot and its update (the next statement sees it)."""
         if self.postgres:
-            rows = direct.execute(
-                self.session,
-                _CLAIM_BET,
-                {"player_id": player_id, "table_id": table_id, "operator_id": self.operator_id},
-            )
+            prefetched = self.session.info.pop(PREFETCHED_BET_CLAIM, None)
+            if prefetched is not None and prefetched[0] == (player_id, self.operator_id, table_id):
+                rows = prefetched[1]  # claimed with the authentication (bet_claim_sql)
+            else:
+                rows = direct.execute(
+                    self.session,
+                    CLAIM_BET,
+                    {"player_id": player_id, "table_id": table_id, "operator_id": self.operator_id},
+                )
             if not rows:
                 return None
             row = rows[0]
@@ -172,6 +146,8 @@ class RoundStore(Repository):
                     row[6], row[7], dict(row[8]), bool(row[9]), as_utc(row[10]), as_utc(row[11])
                 )
             wallet = _wallet(row[12:17])
+            if self._operators is not None and row[21] is not None:
+                self._operators.remember(operator_from_row(row[21:]))
             return BetClaim(
                 seed_id=int(row[0]),
                 server_seed=bytes(row[1]),
@@ -184,6 +160,7 @@ class RoundStore(Repository):
                 tx_id=int(row[17]),
                 protection=protection_from_json(row[18]),
                 limits=limits_from_json(row[19]),
+                shared=bool(row[20]),
             )
         return self._claim_bet_sqlite(player_id, table_id)
 
@@ -236,7 +213,16 @@ class RoundStore(Repository):
             tx_id=self._ledger.reserve_id(),
             protection=protection,
             limits=limits,
+            shared=self._is_shared(table_id),
         )
+
+    def _is_shared(self, table_id: str) -> bool:
+        found = self.session.execute(
+            select(_SHARED.c.table_id).where(
+                _SHARED.c.operator_id == self.operator_id, _SHARED.c.table_id == table_id
+            )
+        ).first()
+        return found is not None
 
     def add(self, record: RoundRecord, in_progress: Callable[[], Exception]) -> None:
         """Insert the round at commit. Should another round of the player have opened after
@@ -263,6 +249,8 @@ class RoundStore(Repository):
             seed, seed_hash, active, revealed_at, tx_ids = row[width : width + 5]
             wallet = _wallet(row[width + 5 : width + 10])
             assert wallet is not None  # an inner join
+            if self._operators is not None:
+                self._operators.remember(operator_from_row(row[width + 13 :]))
             return DecisionClaim(
                 round=record,
                 server_seed=bytes(seed),

@@ -147,7 +147,9 @@ class UnitOfWork:
         self.seeds = SeedStore(session, postgres, tenancy)
         self.ledger = LedgerStore(session, postgres, writes, tenancy)
         self.protection = ProtectionStore(session, postgres, writes, tenancy)
-        self.rounds = RoundStore(session, postgres, writes, self.ledger, self.protection, tenancy)
+        self.rounds = RoundStore(
+            session, postgres, writes, self.ledger, self.protection, tenancy, self.operators
+        )
         self.idempotency = IdempotencyStore(session, postgres, writes, tenancy)
         self.checkpoints = CheckpointStore(session, postgres, tenancy)
         self.ledger_reads = LedgerReadStore(session, postgres, tenancy)

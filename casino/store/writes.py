@@ -153,8 +153,9 @@ def _default(value: Any) -> str:
     raise TypeError(f"cannot store {type(value).__name__} in a JSON row")
 
 
-def _dumps(value: Any) -> str:
-    return json.dumps(value, default=_default, separators=(",", ":"))
+# Built once: ``json.dumps`` with options builds an encoder per call, and a bet's commit
+# document encodes a row per write.
+_dumps = json.JSONEncoder(default=_default, separators=(",", ":")).encode
 
 
 def _document(writes: PendingWrites) -> str:

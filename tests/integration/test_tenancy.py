@@ -22,6 +22,7 @@ from casino.service import operators, players, rounds, tables, wallets
 from casino.service.demo import DEMO_TABLES
 from casino.service.errors import NotFound
 from casino.store import uow as uow_module
+from casino.store.operator_records import OperatorRecord
 from casino.store.protection_records import ProtectionRecord
 from casino.store.records import LimitRecord, PlayerRecord, RoundRecord, TableRecord
 from casino.store.repository import Repository
@@ -55,6 +56,11 @@ Call = Callable[[UnitOfWork], Any]
 #: must raise TenantRequired before reaching the database.
 NEEDS_AN_OPERATOR: dict[str, Call] = {
     "operators.current": lambda u: u.operators.current(),
+    "operators.remember": lambda u: u.operators.remember(
+        OperatorRecord(
+            "default", "d", None, "transfer", None, None, None, None, 1, False, True, NOW, NOW
+        )
+    ),
     "players.add": lambda u: u.players.add(PlayerRecord(ID, "r", None, NOW), "h"),
     "players.exists": lambda u: u.players.exists(ID),
     "players.get": lambda u: u.players.get(ID),

@@ -14,6 +14,7 @@ from casino.api.auth import (
     OPERATOR,
     PLAYER,
     acting_player_id,
+    claims_bet,
     current_principal,
     player_not_found,
     requires,
@@ -49,6 +50,7 @@ blp = ApiBlueprint("rounds", __name__, url_prefix="/api/v1/rounds", description=
 
 @blp.route("")
 class Rounds(MethodView):
+    @claims_bet
     @requires(PLAYER)
     @idempotency.required
     @blp.arguments(BetSchema())

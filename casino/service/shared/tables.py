@@ -105,9 +105,10 @@ def require_shared(uow: UnitOfWork, table_id: str) -> SharedTableRecord:
     return record
 
 
-def refuse_private_bet(uow: UnitOfWork, table_id: str) -> None:
-    """A private bet (POST /rounds) at a shared table is refused."""
-    if uow.shared.get(table_id) is not None:
+def refuse_private_bet(shared: bool) -> None:
+    """A private bet (POST /rounds) at a shared table (``shared``: the bet's claim says) is
+    refused."""
+    if shared:
         raise Conflict("this table deals shared rounds only", code="table_is_shared")
 
 
