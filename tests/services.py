@@ -16,6 +16,6 @@ import pytest
 
 def missing(reason: str, required_by: str) -> NoReturn:
     """Fail when ``required_by`` is 1 in the environment, else skip, with ``reason``."""
-    if os.environ.get(required_by) == "1":
-        pytest.fail(f"{required_by}=1 but {reason}", pytrace=False)
-    pytest.skip(reason)
+    if os.environ.get(required_by) != "1":
+        pytest.skip(reason)
+    pytest.fail(f"{required_by}=1 but {reason}", pytrace=False)

@@ -18,7 +18,7 @@ from casino.service.common import (
 )
 from casino.service.errors import Conflict
 from casino.store.protection_records import LimitRecord
-from casino.store.records import Wallet
+from casino.store.records import BetClaim, Wallet
 from casino.store.uow import UnitOfWork
 from casino.store.writes import LIMIT_GUARD, WALLET_GUARD
 
@@ -85,6 +85,18 @@ def post(
     uow.ledger.append(chained, wallet)
     uow.on_conflict(WALLET_GUARD, lambda: insufficient_funds(tx.required, currency))
     return chained.wallet_balance_after
+
+
+def stake_limits(
+    uow: UnitOfWork, claim: BetClaim, player_id: str, currency: str
+) -> tuple[LimitRecord, ...]:
+    """The loss and wager limits a stake is checked against, locked: the claim read them
+    with the wallet it locked; a player with no ledger wallet in ``currency`` yet (a wallet
+    kept elsewhere) has them read here."""
+    if claim.wallet is not None:
+        return tuple(claim.limits)
+    kinds = [protection.LOSS, protection.WAGER]
+    return tuple(uow.protection.limits(player_id, currency, kinds, lock=True))
 
 
 def is_uuid(value: object) -> bool:

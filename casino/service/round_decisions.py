@@ -193,8 +193,8 @@ def _settle_decision(
     taken = None
     wallet, tx_id = claim.wallet, claim.tx_id
     if raised:
-        # Going to war takes the new stakes first (in seamless mode: the operator's wallet
-        # answered OK); refused or unknown, the round stays awaiting its decision.
+        # Going to war takes the new stakes first (whichever wallet holds the money answered
+        # yes); refused or unknown, the round stays awaiting its decision.
         taken = player_wallet.take(
             uow,
             Stake(record.player_id, record.currency, record.id, raised, RAISE, wallet, tx_id),

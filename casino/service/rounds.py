@@ -71,6 +71,7 @@ from casino.service.round_common import (
     is_uuid,
     post,
     round_in_progress,
+    stake_limits,
 )
 from casino.service.round_decisions import (
     decide,
@@ -144,16 +145,11 @@ def place_bet(
     # Before the deal: what a bet may lose is its whole stake (a tie's raise is checked when
     # the player goes to war), so the refusal never depends on the cards.
     risks = {protection.LOSS: stake, protection.WAGER: stake}
-    limits = claim.limits
-    if claim.wallet is None:
-        # No ledger wallet yet (a seamless player's first bet in this currency): the claim
-        # read the limits with the wallet, so read them here.
-        kinds = [protection.LOSS, protection.WAGER]
-        limits = tuple(uow.protection.limits(player_id, currency, kinds, lock=True))
+    limits = stake_limits(uow, claim, player_id, currency)
     protection.check_limits(limits, risks, now)
     round_id = str(uuid.uuid4())
-    # The stake is taken (in seamless mode: the operator's wallet answered OK) before the
-    # cards are dealt.
+    # The stake is taken (whichever wallet holds the money answered yes) before the cards
+    # are dealt.
     taken = player_wallet.take(
         uow, Stake(player_id, currency, round_id, stake, DEAL, claim.wallet, claim.tx_id)
     )
@@ -359,8 +355,8 @@ def resolve_stale(uow: UnitOfWork, older_than: timedelta) -> list[RoundView]:
         try:
             view = decide(uow, round_id, Decision.WAR, player_id=None, decided_by="system")
         except WalletUnavailable as exc:
-            # A seamless operator's wallet did not answer the raise: its rollback is queued
-            # (kept with this transaction) and the round is left for the next run.
+            # The wallet did not answer the raise: its rollback is queued (kept with this
+            # transaction) and the round is left for the next run.
             if exc.keep is not None:
                 exc.keep(uow)
             continue
