@@ -1,5 +1,5 @@
-"""The wallet seam of shared bets: every money movement of a shared table goes through a
-``SharedWallet``, chosen per operator by its wallet mode (``wallet_for``).
+"""The money of shared bets: every movement of a shared table goes through ``SharedMoney``
+(``wallet_for``), which takes and pays through the operator's one wallet seam.
 
 Shared bets move money when they happen, not when the round settles: the bet debits the
 wallet (ante and tie bet to the house), a war debits the raise and the war tie bet, the
@@ -21,7 +21,6 @@ receives it), then moved to the house; a payment is credited to the ledger walle
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Protocol
 
 from casino.ledger.errors import InsufficientFunds
 from casino.ledger.legs import transfer
@@ -37,37 +36,9 @@ def reference(table_id: str, shoe: int, round_: int) -> str:
     return f"shared:{table_id}:{shoe}:{round_}"
 
 
-class SharedWallet(Protocol):
-    def lock(self, uow: UnitOfWork, player_id: str, currency: str) -> Wallet | None: ...
-
-    def debit(
-        self,
-        uow: UnitOfWork,
-        wallet: Wallet | None,
-        player_id: str,
-        currency: str,
-        amount: int,
-        kind: str,
-        ref: str,
-        now: datetime,
-    ) -> tuple[Wallet, int]: ...
-
-    def credit(
-        self,
-        uow: UnitOfWork,
-        wallet: Wallet,
-        player_id: str,
-        currency: str,
-        amount: int,
-        ref: str,
-        now: datetime,
-    ) -> tuple[Wallet, int]: ...
-
-    def settled_lost(self, uow: UnitOfWork, player_id: str, currency: str, ref: str) -> None: ...
-
-
-class TransferWallet:
-    """The operator's players keep their money here: the ledger's wallets."""
+class SharedMoney:
+    """A shared bet's ledger transactions; where the money is (a ledger wallet or the
+    operator's) is the seam's (player_wallets.wallet_of)."""
 
     def lock(self, uow: UnitOfWork, player_id: str, currency: str) -> Wallet | None:
         return uow.ledger.lock_wallet(player_id, currency)
@@ -82,9 +53,9 @@ class TransferWallet:
         kind: str,
         ref: str,
         now: datetime,
+        tx_id: int,
     ) -> tuple[Wallet, int]:
         tx = new_transaction(kind, currency, player_id, legs, created_at=now, reference=ref)
-        tx_id = uow.ledger.reserve_id()
         try:
             chained = link(tx, tx_id, wallet.state)
         except InsufficientFunds:
@@ -113,14 +84,7 @@ class TransferWallet:
         taken = seam.take(uow, stake)  # refused: nothing written
         house = uow.ledger.system_accounts(currency).house
         legs = transfer(taken.wallet.key, house, amount)
-        tx = new_transaction(kind, currency, player_id, legs, created_at=now, reference=ref)
-        try:
-            chained = link(tx, taken.tx_id, taken.wallet.state)
-        except InsufficientFunds:
-            raise insufficient_funds(tx.required, currency) from None
-        moved = uow.ledger.append(chained, taken.wallet)
-        uow.on_conflict(WALLET_GUARD, lambda: insufficient_funds(tx.required, currency))
-        return moved, taken.tx_id
+        return self._move(uow, taken.wallet, player_id, currency, legs, kind, ref, now, taken.tx_id)
 
     def credit(
         self,
@@ -136,7 +100,8 @@ class TransferWallet:
         the commit)."""
         house = uow.ledger.system_accounts(currency).house
         legs = transfer(house, wallet.key, amount)
-        moved = self._move(uow, wallet, player_id, currency, legs, BET, ref, now)
+        tx_id = uow.ledger.reserve_id()
+        moved = self._move(uow, wallet, player_id, currency, legs, BET, ref, now, tx_id)
         player_wallets.wallet_of(uow).pay(uow, ref, player_id, currency, amount)
         return moved
 
@@ -145,18 +110,13 @@ class TransferWallet:
         player_wallets.wallet_of(uow).pay(uow, ref, player_id, currency, 0)
 
 
-_ADAPTERS: dict[str, SharedWallet] = {"transfer": TransferWallet()}
+_MONEY = SharedMoney()
 
 
-def wallet_for(uow: UnitOfWork) -> SharedWallet:
-    """The shared bets' money movements; where the money is, transfer or seamless, is the
-    operator's seam's (player_wallets.wallet_of)."""
-    return _ADAPTERS["transfer"]
+def wallet_for(uow: UnitOfWork) -> SharedMoney:
+    """The shared bets' money movements (one for every operator: the wallet mode is the
+    seam's, player_wallets.wallet_of)."""
+    return _MONEY
 
 
-def register(mode: str, adapter: SharedWallet) -> None:
-    """Where the seamless wallet's adapter plugs in."""
-    _ADAPTERS[mode] = adapter
-
-
-__all__ = ["DECISION", "STAKE", "SharedWallet", "TransferWallet", "reference", "wallet_for"]
+__all__ = ["DECISION", "STAKE", "SharedMoney", "reference", "wallet_for"]
