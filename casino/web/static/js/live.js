@@ -6,6 +6,7 @@
 // and the page is drawn from it. What changed between two reads is said to screen readers.
 
 import { ApiError, Client } from "./api.js";
+import { countDown } from "./countdown.js";
 import { show } from "./dom.js";
 import { chooseLanguage, loadLanguage, t, timeText, translatePage, wireSwitcher } from "./i18n.js";
 import { money } from "./money.js";
@@ -59,24 +60,8 @@ function fatal(say) {
   showError(say);
 }
 
-let waitTimer = null;
-
 function showWaiting(why, seconds) {
-  clearInterval(waitTimer);
-  if (!why) {
-    show(el.waiting, false);
-    return;
-  }
-  let left = Math.ceil(seconds);
-  const render = () => {
-    el.waiting.textContent = t(why.key, { ...why.values, seconds: Math.max(0, left) });
-  };
-  render();
-  show(el.waiting, true);
-  waitTimer = setInterval(() => {
-    left -= 1;
-    render();
-  }, 1000);
+  countDown(el.waiting, why, seconds);
 }
 
 // ---------------------------------------------------------------- start

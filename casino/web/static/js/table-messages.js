@@ -1,6 +1,7 @@
 // What the table says besides the game: the screen reader's announcements, the error banner
 // (with Retry for a request of unknown fate), the fatal end of a session, and waits.
 
+import { countDown } from "./countdown.js";
 import { show } from "./dom.js";
 import { t } from "./i18n.js";
 import { updateButtons } from "./table-bets.js";
@@ -50,23 +51,7 @@ export function sayErrorAgain() {
   if (state.shownError && !el.error.hidden) el.errorText.textContent = state.shownError();
 }
 
-let waitTimer = null;
-
 // why: {key, values} of a message with a {seconds} placeholder, counted down here; null ends it.
 export function showWaiting(why, seconds) {
-  clearInterval(waitTimer);
-  if (!why) {
-    show(el.waiting, false);
-    return;
-  }
-  let left = Math.ceil(seconds);
-  const render = () => {
-    el.waiting.textContent = t(why.key, { ...why.values, seconds: Math.max(0, left) });
-  };
-  render();
-  show(el.waiting, true);
-  waitTimer = setInterval(() => {
-    left -= 1;
-    render();
-  }, 1000);
+  countDown(el.waiting, why, seconds);
 }
