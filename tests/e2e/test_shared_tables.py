@@ -155,8 +155,17 @@ def test_tie_war_surrender_and_timeout(capi: Api, clock: Clock, dealer: DriveDea
     for who in (warrior, quitter, sleeper):
         assert capi.balance(who) == 100_000 + expected[who.id].net
     assert capi.balance(sleeper) == 100_000 - 50  # surrendered by the clock
-    events = capi.get("/api/v1/tables/live/events?after=0", auth=capi.operator_auth).get_json()
-    types = [e["type"] for e in events["events"]]
+    # Every event since the table opened, a page at a time (the tie may come after many rounds).
+    types: list[str] = []
+    after = 0
+    while True:
+        page = capi.get(
+            f"/api/v1/tables/live/events?after={after}&limit=1000", auth=capi.operator_auth
+        ).get_json()
+        if not page["events"]:
+            break
+        types += [e["type"] for e in page["events"]]
+        after = page["events"][-1]["id"]
     assert "decisions_due" in types and "war" in types and types.count("results") >= 1
     assert audit_database(capi_url(capi)).ok
 
