@@ -105,6 +105,7 @@ def full_page_screenshot(driver: WebDriver, path: Path, width: int) -> None:
 
 def assert_fits(driver: WebDriver, width: int) -> None:
     """At ``width`` CSS pixels (a phone) nothing is wider than the screen."""
+    window_width = driver.execute_script("return innerWidth")
     metrics = {"width": width, "height": 800, "deviceScaleFactor": 1, "mobile": True}
     driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)  # type: ignore[attr-defined]
     try:
@@ -115,6 +116,17 @@ def assert_fits(driver: WebDriver, width: int) -> None:
         assert overflow <= 0, f"{overflow}px wider than a {width} px screen"
     finally:
         driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})  # type: ignore[attr-defined]
+        # The page lays itself out again after the override goes: a click sent before that
+        # lands where a button was, not where it is (a flake seen in CI).
+        wait_for(
+            driver,
+            lambda d: d.execute_script("return innerWidth") == window_width,
+            "the window's width did not come back",
+        )
+        driver.execute_async_script(
+            "const done = arguments[0];"
+            " requestAnimationFrame(() => requestAnimationFrame(() => done(true)));"
+        )
 
 
 def screenshot_dir() -> Path | None:
