@@ -82,9 +82,14 @@ class BetFiguresSchema(ResponseSchema):
 
 
 class DecisionSharesSchema(ResponseSchema):
-    ties = ma.fields.Integer()
-    war = ma.fields.Integer()
-    surrender = ma.fields.Integer()
+    ties = ma.fields.Integer(
+        metadata={
+            "description": "Hands that tied the dealer's card and were decided (a round of "
+            "several hands counts each of its tied hands)"
+        }
+    )
+    war = ma.fields.Integer(metadata={"description": "Of those, the hands sent to war"})
+    surrender = ma.fields.Integer(metadata={"description": "Of those, the hands surrendered"})
     war_share = ma.fields.Float(allow_none=True)
     surrender_share = ma.fields.Float(allow_none=True)
 

@@ -46,9 +46,10 @@ class SettledGroup:
     ante_paid: int
     #: returned for the tie bet, stake included
     tie_bet_paid: int
-    #: rounds whose first two cards tied (each was then decided; hand 0's, of several hands)
+    #: hands whose card tied the dealer's, each then decided (a round of several hands
+    #: counts each of its tied hands; a one-hand round, its one decision)
     ties: int
-    #: of those, the rounds that went to war
+    #: of those, the hands that went to war
     wars: int
     #: the issue 21 rules that set the odds (None where the snapshot lacks the key: an older
     #: round, or the rule's default)
@@ -107,6 +108,24 @@ def _tie_only_bets() -> Any:
     return case((Round.rules["tie_only"].as_boolean().is_(True), total), else_=0)
 
 
+def _hand_decisions() -> tuple[Any, Any]:
+    """(tied hands, hands sent to war) of a round. The flat ``decision`` column is hand 0's
+    (the one hand of a round in the one-hand shape); the other hands' decisions are read from
+    the hands shape, a sum over their places (at most ``MAX_HANDS``): a path a round lacks
+    reads as NULL and counts nothing. Only the rounds of tables of several hands are parsed
+    (their rules snapshot names ``max_hands``)."""
+    more_ties: Any = 0
+    more_wars: Any = 0
+    for index in range(1, MAX_HANDS):
+        action = Round.hands[("hands", index, "decision", "action")].as_string()
+        more_ties = more_ties + case((action.is_not(None), 1), else_=0)
+        more_wars = more_wars + case((action == "war", 1), else_=0)
+    several = Round.rules["max_hands"].as_integer() > 1
+    ties = case((Round.decision.is_not(None), 1), else_=0) + case((several, more_ties), else_=0)
+    wars = case((Round.decision == "war", 1), else_=0) + case((several, more_wars), else_=0)
+    return ties, wars
+
+
 def _int(value: Any) -> int | None:
     return None if value is None else int(value)
 
@@ -145,6 +164,7 @@ class ReportStore(Repository):
             Round.war_tie_bet,
             _tie_only_bets().label("tie_only_bet"),
         )
+        tied_hands, war_hands = _hand_decisions()
         query = (
             select(
                 *keys,
@@ -152,8 +172,8 @@ class ReportStore(Repository):
                 func.coalesce(func.sum(Round.raise_amount), 0),
                 func.coalesce(func.sum(Round.ante_payout + Round.raise_payout), 0),
                 func.coalesce(func.sum(Round.tie_bet_payout), 0),
-                func.count(Round.decision),
-                func.coalesce(func.sum(case((Round.decision == "war", 1), else_=0)), 0),
+                func.coalesce(func.sum(tied_hands), 0),
+                func.coalesce(func.sum(war_hands), 0),
                 func.coalesce(func.sum(Round.war_tie_bet_payout), 0),
             )
             .where(Round.status == SETTLED, self.owned(Round.operator_id))

@@ -168,3 +168,30 @@ def test_a_table_of_several_hands_ladder_and_war_tie_bets_reports_the_api_money(
     assert rules["war_ties"] == "repeat" and rules["tie_ladder"] == [10, 25, 50, 200]
     assert rules["war_tie_pays"] == 10 and rules["decks"] == 8
     assert {"tie_bet_alone", "war_tie_bet"} <= set(rules["rtp"])
+
+
+def test_the_decisions_count_every_tied_hand_of_a_round(
+    api: Api, database_url: str, funded: Player
+) -> None:
+    """A round of three hands where hands 0 and 2 tie, one sent to war and one surrendered:
+    two ties, one war, one surrender (not hand 0's decision alone)."""
+    api.create_table("evo", **EVO)
+    hands = [{"ante": 100, "tie_bet": 0}] * 3
+    stakes = [HandBet(100, 0)] * 3
+
+    def two_ties(game: TableRound) -> bool:
+        return list(game.awaiting) == [0, 2]
+
+    steer(api, database_url, funded, EVO_RULES, stakes, two_ties)
+    reply = bet(api, funded, "evo", hands)
+    assert reply.status_code == 201, reply.get_json()
+    body = reply.get_json()
+    assert body["awaiting_hands"] == [0, 2]
+    reply = decide(api, funded, body["id"], {"hands": {"0": "surrender", "2": "war"}})
+    assert reply.status_code == 200, reply.get_json()
+    assert reply.get_json()["status"] == "settled"
+    report = api.get(URL, auth=api.operator_auth).get_json()
+    [table] = [t for t in report["tables"] if t["table_id"] == "evo"]
+    decisions = table["total"]["decisions"]
+    assert (decisions["ties"], decisions["war"], decisions["surrender"]) == (2, 1, 1)
+    assert decisions["war_share"] == pytest.approx(0.5)
