@@ -415,7 +415,19 @@ class ProductionConfig(BaseConfig):
             )
         for name in ("CASINO_OPERATOR_TOKENS", "CASINO_PLATFORM_TOKENS"):
             _refuse_weak_tokens(name, settings.get(name, getattr(cls, name)))
+        _check_wallet_secrets_keys(environ)
         return settings
+
+
+def _check_wallet_secrets_keys(environ: Mapping[str, str]) -> None:
+    """A malformed wallet-secrets key stops the start, not the first seamless bet. The store
+    reads the keys itself (casino.store.secret_box), as every command does."""
+    from casino.store.secret_box import SecretBox, SecretBoxError
+
+    try:
+        SecretBox.from_environ(environ)
+    except SecretBoxError as error:
+        raise ConfigError(str(error)) from None
 
 
 def _refuse_weak_tokens(name: str, tokens: list[str]) -> None:

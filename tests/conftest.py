@@ -11,6 +11,12 @@ import os
 
 import pytest
 
+# Every test runs with seamless operators' wallet secrets sealed at rest, as production should
+# (casino.store.secret_box): the seamless tests sign with secrets that went through sealing and
+# opening, and the servers, dealers and workers the tests start inherit the key.
+TEST_WALLET_SECRETS_KEY = "5a" * 32
+os.environ.setdefault("CASINO_WALLET_SECRETS_KEY", TEST_WALLET_SECRETS_KEY)
+
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if os.environ.get("CASINO_TEST_POSTGRES_URL"):

@@ -10,6 +10,7 @@ from flask import Flask, current_app, g
 from casino.store import stall_guard
 from casino.store.database import Database
 from casino.store.errors import DBAPIError
+from casino.store.secret_box import warn_if_clear
 from casino.store.session import DatabaseTimeouts
 from casino.store.uow import UnitOfWork
 
@@ -31,6 +32,8 @@ def init_app(app: Flask) -> Database:
         currencies=app.config.get("CASINO_CURRENCIES"),
     )
     app.extensions[EXTENSION_KEY] = database
+    if app.config.get("ENV_NAME") == "production":
+        warn_if_clear(database.secrets)
     app.teardown_request(close_request_uow)
     return database
 

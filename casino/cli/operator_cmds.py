@@ -219,5 +219,23 @@ def update(
     click.echo(_json(asdict(view)))
 
 
+@operators.command("seal-secrets")
+@_db_option
+def seal_secrets(url: str | None) -> None:
+    """Seal the wallet secrets under CASINO_WALLET_SECRETS_KEY (those in clear, and those
+    under a key now in CASINO_WALLET_SECRETS_OLD_KEYS): after setting or rotating the key."""
+    from casino.service import operators as service
+
+    with _unit_of_work(url, None) as uow:
+        try:
+            changed = service.seal_wallet_secrets(uow)
+        except LookupError:
+            raise click.ClickException(
+                "CASINO_WALLET_SECRETS_KEY is not set: there is no key to seal with"
+            ) from None
+        uow.commit()
+    click.echo(f"sealed the wallet secrets of {changed} operator(s)")
+
+
 def register(group: click.Group) -> None:
     group.add_command(operators)

@@ -295,3 +295,11 @@ def update_operator(uow: UnitOfWork, operator_id: str, changes: Mapping[str, Any
         updated = _with_wallet(updated, wallet, now)
     uow.operators.replace(updated)
     return operator_view(updated, uow.deployment_currencies, now)
+
+
+def seal_wallet_secrets(uow: UnitOfWork) -> int:
+    """Seal every operator's wallet secrets under the current key of
+    CASINO_WALLET_SECRETS_KEY (those stored in clear and those under an earlier key); the
+    number of operators rewritten. Platform-level: reads every operator. LookupError when
+    no key is set (nothing to seal with)."""
+    return uow.operators.seal_secrets()

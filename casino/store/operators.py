@@ -1,10 +1,14 @@
 """Operators (tenants): the platform's own table, read and written by platform-level use
-cases; ``current`` is the operator a unit of work acts for."""
+cases; ``current`` is the operator a unit of work acts for.
+
+The wallet secrets are sealed here on their way in and opened on their way out
+(casino.store.secret_box): above the store a record carries the secret itself, in the
+database it is sealed whenever a key is configured."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from typing import Any
 
 from sqlalchemy import select
@@ -13,6 +17,8 @@ from sqlalchemy.exc import IntegrityError
 from casino.store.operator_models import Operator
 from casino.store.operator_records import OperatorRecord
 from casino.store.repository import Repository
+from casino.store.secret_box import SecretBox, from_environment
+from casino.store.tenancy import Tenancy
 from casino.store.types import as_utc
 
 
@@ -75,15 +81,54 @@ def operator_from_row(row: Sequence[Any]) -> OperatorRecord:
     )
 
 
-def _columns(record: OperatorRecord) -> dict[str, Any]:
-    values = asdict(record)
-    if values["currencies"] is not None:
-        values["currencies"] = list(values["currencies"])
-    return values
+#: The sealed columns; each seals with its operator and its own name as additional data.
+SECRET_COLUMNS = ("wallet_secret", "wallet_previous_secret")
+
+
+def _context(operator_id: str, column: str) -> str:
+    return f"operators:{operator_id}:{column}"
 
 
 class OperatorStore(Repository):
     _current: OperatorRecord | None = None
+
+    def __init__(
+        self,
+        session: Any,
+        postgres: bool,
+        tenancy: Tenancy | None = None,
+        secrets: SecretBox | None = None,
+    ) -> None:
+        super().__init__(session, postgres, tenancy)
+        self._secrets = from_environment() if secrets is None else secrets
+
+    def _opened(self, record: OperatorRecord) -> OperatorRecord:
+        if record.wallet_secret is None and record.wallet_previous_secret is None:
+            return record
+        box = self._secrets
+        return replace(
+            record,
+            wallet_secret=box.open(record.wallet_secret, _context(record.id, "wallet_secret")),
+            wallet_previous_secret=box.open(
+                record.wallet_previous_secret, _context(record.id, "wallet_previous_secret")
+            ),
+        )
+
+    def _columns(self, record: OperatorRecord) -> dict[str, Any]:
+        values = asdict(record)
+        if values["currencies"] is not None:
+            values["currencies"] = list(values["currencies"])
+        for column in SECRET_COLUMNS:
+            values[column] = self._secrets.seal(values[column], _context(record.id, column))
+        return values
+
+    def _record(self, row: Operator) -> OperatorRecord:
+        return self._opened(_record(row))
+
+    def remember_row(self, row: Sequence[Any]) -> None:
+        """``remember`` the operator of a raw row of ``OPERATOR_COLUMNS`` (read by another
+        statement of this transaction, such as the bet's claim)."""
+        self.remember(self._opened(operator_from_row(row)))
 
     def current(self) -> OperatorRecord:
         """The operator this unit of work acts for (read once per transaction)."""
@@ -103,11 +148,11 @@ class OperatorStore(Repository):
 
     def get(self, operator_id: str) -> OperatorRecord | None:
         row = self.session.get(Operator, operator_id) if isinstance(operator_id, str) else None
-        return None if row is None else _record(row)
+        return None if row is None else self._record(row)
 
     def all(self) -> list[OperatorRecord]:
         rows = self.session.scalars(select(Operator).order_by(Operator.id))
-        return [_record(row) for row in rows]
+        return [self._record(row) for row in rows]
 
     def ids(self) -> list[str]:
         return list(self.session.scalars(select(Operator.id).order_by(Operator.id)))
@@ -117,7 +162,7 @@ class OperatorStore(Repository):
         try:
             # A savepoint, so a concurrent duplicate does not poison the caller's transaction.
             with self.session.begin_nested():
-                self.session.add(Operator(**_columns(record)))
+                self.session.add(Operator(**self._columns(record)))
                 self.session.flush()
         except IntegrityError:
             return False
@@ -127,7 +172,7 @@ class OperatorStore(Repository):
         row = self.session.get(Operator, record.id, with_for_update=True)
         if row is None:
             raise LookupError(record.id)
-        for name, value in _columns(record).items():
+        for name, value in self._columns(record).items():
             setattr(row, name, value)
         self.session.flush()
         if self._current is not None and self._current.id == record.id:
@@ -136,4 +181,27 @@ class OperatorStore(Repository):
     def lock(self, operator_id: str) -> OperatorRecord | None:
         """The operator's row, locked until commit (a change reads it as it stands)."""
         row = self.session.get(Operator, operator_id, with_for_update=True, populate_existing=True)
-        return None if row is None else _record(row)
+        return None if row is None else self._record(row)
+
+    def seal_secrets(self) -> int:
+        """Seal every wallet secret again under the current key (one stored in clear, or
+        under an earlier key); the number of operators rewritten."""
+        if not self._secrets.sealing:
+            raise LookupError("no key to seal with")
+        rows = self.session.scalars(select(Operator).order_by(Operator.id).with_for_update())
+        changed = 0
+        for row in rows:
+            stale = [
+                column
+                for column in SECRET_COLUMNS
+                if getattr(row, column) is not None
+                and not self._secrets.sealed_by_current(getattr(row, column))
+            ]
+            for column in stale:
+                context = _context(row.id, column)
+                plain = self._secrets.open(getattr(row, column), context)
+                setattr(row, column, self._secrets.seal(plain, context))
+            changed += bool(stale)
+        self.session.flush()
+        self._current = None
+        return changed

@@ -33,7 +33,7 @@ from casino.store.models import (
     ServerSeed,
     as_utc,
 )
-from casino.store.operators import OPERATOR_COLUMNS, OperatorStore, operator_from_row
+from casino.store.operators import OPERATOR_COLUMNS, OperatorStore
 from casino.store.protection import (
     ROUND_LIMIT_KINDS,
     ProtectionStore,
@@ -147,7 +147,7 @@ class RoundStore(Repository):
                 )
             wallet = _wallet(row[12:17])
             if self._operators is not None and row[21] is not None:
-                self._operators.remember(operator_from_row(row[21:]))
+                self._operators.remember_row(row[21:])
             return BetClaim(
                 seed_id=int(row[0]),
                 server_seed=bytes(row[1]),
@@ -250,7 +250,7 @@ class RoundStore(Repository):
             wallet = _wallet(row[width + 5 : width + 10])
             assert wallet is not None  # an inner join
             if self._operators is not None:
-                self._operators.remember(operator_from_row(row[width + 13 :]))
+                self._operators.remember_row(row[width + 13 :])
             return DecisionClaim(
                 round=record,
                 server_seed=bytes(seed),

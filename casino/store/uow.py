@@ -38,6 +38,7 @@ from casino.store.players import PlayerStore
 from casino.store.protection import ProtectionStore
 from casino.store.reports import ReportStore
 from casino.store.rounds import RoundStore
+from casino.store.secret_box import SecretBox, from_environment
 from casino.store.seeds import SeedStore
 from casino.store.shared import SharedStore
 from casino.store.simulation_jobs import SimulationJobStore
@@ -79,8 +80,10 @@ class UnitOfWork:
         clock: Callable[[], datetime] = utcnow,
         currencies: Collection[str] = DEFAULT_CURRENCIES,
         operator: str | None = None,
+        secrets: SecretBox | None = None,
     ) -> None:
         self._factory = session_factory
+        self._secrets = from_environment() if secrets is None else secrets
         self._session: Session | None = None
         # The time of the use cases (ledger and round timestamps, limit periods, delays):
         # tests inject a clock instead of sleeping.
@@ -140,7 +143,7 @@ class UnitOfWork:
         #: Run once this transaction has committed (a seamless round's win is sent then).
         self.after_commit: list[Callable[[], None]] = []
         tenancy = self.tenancy
-        self.operators = OperatorStore(session, postgres, tenancy)
+        self.operators = OperatorStore(session, postgres, tenancy, self._secrets)
         self.players = PlayerStore(session, postgres, tenancy)
         self.operator_tokens = OperatorTokenStore(session, postgres, tenancy)
         self.tables = TableStore(session, postgres, tenancy)

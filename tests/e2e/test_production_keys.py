@@ -176,3 +176,19 @@ def test_seed_demo_refuses_production_unless_forced(
     assert not Path(kept).exists()
     forced = CliRunner().invoke(cli, ["seed-demo", "--credentials-file", kept, "--force"])
     assert forced.exit_code == 0 and "operator token:" in forced.output, forced.output
+
+
+def test_a_malformed_wallet_secrets_key_stops_the_start_and_none_is_logged(
+    production: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The wallet secrets' key (casino.store.secret_box) is checked when production starts,
+    not at the first seamless bet; without one, the log says the secrets are in clear."""
+    monkeypatch.setenv("CASINO_SIGNING_PUBLIC_KEY", SEALER_KEY.verifying.hex)
+    monkeypatch.setenv("CASINO_WALLET_SECRETS_KEY", "not hex")
+    with pytest.raises(config.ConfigError, match="CASINO_WALLET_SECRETS_KEY"):
+        create_app("production")
+    monkeypatch.delenv("CASINO_WALLET_SECRETS_KEY")
+    with caplog.at_level("WARNING", logger="casino.store.secret_box"):
+        app = create_app("production")
+    assert "stored in clear" in caplog.text
+    app.extensions[EXTENSION_KEY].engine.dispose()

@@ -61,6 +61,9 @@ NEEDS_AN_OPERATOR: dict[str, Call] = {
             "default", "d", None, "transfer", None, None, None, None, 1, False, True, NOW, NOW
         )
     ),
+    "operators.remember_row": lambda u: u.operators.remember_row(
+        ("default", "d", None, "transfer", None, None, None, None, 1, False, True, NOW, NOW)
+    ),
     "players.add": lambda u: u.players.add(PlayerRecord(ID, "r", None, NOW), "h"),
     "players.exists": lambda u: u.players.exists(ID),
     "players.get": lambda u: u.players.get(ID),
@@ -223,6 +226,7 @@ NO_OPERATOR = {
     "operators.ids",
     "operators.lock",
     "operators.replace",
+    "operators.seal_secrets",
     # Authentication: these find the operator a request acts for.
     "players.owner_of_token",
     "operator_tokens.id_by_hash",
