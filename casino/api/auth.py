@@ -55,6 +55,8 @@ _TOKEN = re.compile(r"[\x21-\x7e]{1,512}")
 
 def _bearer_token() -> str:
     header = request.headers.get("Authorization", "")
+    if not header.strip():
+        throttling.no_credential()
     scheme, _, token = header.strip().partition(" ")
     token = token.strip()
     if scheme.lower() != "bearer" or not token:

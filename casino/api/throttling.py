@@ -205,6 +205,15 @@ def refuse_blocked_client(token: str | None) -> None:
             )
 
 
+#: On ``flask.g``: the request was refused for bringing no credential at all (set by
+#: casino.api.auth), which ``_count_failed_authentication`` does not count.
+NO_CREDENTIAL = "_casino_no_credential"
+
+
+def no_credential() -> None:
+    setattr(g, NO_CREDENTIAL, True)
+
+
 def _count_failed_authentication(response: Response) -> Response:
     """Count a refused token against the address; past the limit the refusal becomes 429.
 
@@ -214,6 +223,10 @@ def _count_failed_authentication(response: Response) -> Response:
     limit keeps a guesser's rate, and the database lookups it costs, down.
     """
     if response.status_code != 401 or request.endpoint in UNTHROTTLED:
+        return response
+    if g.get(NO_CREDENTIAL):
+        # No credential, no guess: it cost no lookup, and a client that forgot its header
+        # (a misconfigured probe behind the players' NAT) must not lock the address out.
         return response
     throttle = current_throttle()
     if throttle is None:

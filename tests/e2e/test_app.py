@@ -468,7 +468,8 @@ def test_token_guessing_is_throttled(database_url: str) -> None:
     ]
     assert statuses[:5] == [401] * 5
     assert statuses[5:] == [429] * 3
-    assert int(client.get("/api/v1/tables").headers["Retry-After"]) > 0
+    blocked = client.get("/api/v1/tables", headers={"Authorization": "Bearer guess-again"})
+    assert int(blocked.headers["Retry-After"]) > 0
     # A valid token is served whatever others failed from the same address (issue 10).
     response = client.get("/api/v1/tables", headers={"Authorization": f"Bearer {OPERATOR_TOKEN}"})
     assert response.status_code == 200
@@ -481,6 +482,23 @@ def test_token_guessing_is_throttled(database_url: str) -> None:
         environ_base={"REMOTE_ADDR": "10.9.8.7"},
     )
     assert other.status_code == 200
+    app.extensions[EXTENSION_KEY].engine.dispose()
+
+
+def test_a_request_without_credentials_is_not_counted_as_a_guess(database_url: str) -> None:
+    """A missing Authorization header is refused (401) but costs no lookup and guesses
+    nothing: a client that forgot it does not lock its address out."""
+    app = create_app(
+        make_config(database_url, RATELIMIT_ENABLED=True, AUTH_FAILURE_LIMIT="3 per minute")
+    )
+    client = app.test_client()
+    missing = [client.get("/api/v1/tables").status_code for _ in range(6)]
+    assert missing == [401] * 6
+    guesses = [
+        client.get("/api/v1/tables", headers={"Authorization": f"Bearer guess-{i}"}).status_code
+        for i in range(4)
+    ]
+    assert guesses == [401, 401, 401, 429]
     app.extensions[EXTENSION_KEY].engine.dispose()
 
 
