@@ -14,20 +14,23 @@ Metrics:
   ``casino_http_request_duration_seconds{method, route}`` (histogram); ``route`` is the URL
   rule, e.g. ``/api/v1/rounds/<round_id>/decision``, or ``<unmatched>``;
 * ``casino_refused_requests_total{code}``: problem+json answers by their ``code``;
-* ``casino_rounds_settled_total{currency}``, ``casino_wagered_minor_units_total{currency}``
-  (stakes as they are placed: ante and tie bet at the bet, the raise at the war) and
-  ``casino_paid_minor_units_total{currency}`` (returned to wallets, stakes included), counted
-  by the API after a bet or decision succeeded (not a replay); rounds settled by
-  ``casino resolve-stale`` are not counted;
-* ``casino_open_rounds{currency}``: rounds awaiting a decision, counted at scrape time, and
+* ``casino_rounds_settled_total{operator, currency}``,
+  ``casino_wagered_minor_units_total{operator, currency}`` (stakes as they are placed: ante
+  and tie bet at the bet, the raise at the war) and
+  ``casino_paid_minor_units_total{operator, currency}`` (returned to wallets, stakes
+  included), counted by the API after a bet or decision succeeded (not a replay); rounds
+  settled by ``casino resolve-stale`` are not counted;
+* ``casino_open_rounds{operator, currency}``: rounds awaiting a decision, and
+  ``casino_wallet_calls{operator, state}``, counted at scrape time, and
   ``casino_database_up`` (0 when that count failed).
 
 Amounts are counted as floats: exact up to 2^53 minor units per series.
 
 ``/metrics`` is for the platform and operators: a platform or operator bearer token, or a
 scrape from an address in ``CASINO_METRICS_ALLOW`` (IPs or CIDR ranges, comma-separated)
-without one. ``casino_open_rounds`` counts an operator token's own rounds, every operator's
-otherwise; the counters are the deployment's (docs/operators.md).
+without one. An operator token sees its own operator's series of everything labelled by
+operator, and the deployment's request counters; the platform and allowed scrapers see every
+operator's (docs/operators.md).
 """
 
 from __future__ import annotations
@@ -47,7 +50,7 @@ from prometheus_client import (
     Histogram,
     generate_latest,
 )
-from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import Collector
 
@@ -77,11 +80,14 @@ LATENCY = Histogram(
 REFUSED = Counter(
     "casino_refused_requests", "Requests answered with a problem document, by code", ("code",)
 )
-ROUNDS_SETTLED = Counter("casino_rounds_settled", "Rounds settled through the API", ("currency",))
+#: The label that says whose money a series counts (an operator scrape sees its own only).
+OPERATOR_LABEL = "operator"
+_MONEY_LABELS = (OPERATOR_LABEL, "currency")
+ROUNDS_SETTLED = Counter("casino_rounds_settled", "Rounds settled through the API", _MONEY_LABELS)
 WAGERED = Counter(
-    "casino_wagered_minor_units", "Stakes placed (ante, tie bet, raise)", ("currency",)
+    "casino_wagered_minor_units", "Stakes placed (ante, tie bet, raise)", _MONEY_LABELS
 )
-PAID = Counter("casino_paid_minor_units", "Returned to players, stakes included", ("currency",))
+PAID = Counter("casino_paid_minor_units", "Returned to players, stakes included", _MONEY_LABELS)
 
 
 class LabelCache:
@@ -133,6 +139,8 @@ def count_round(response: Response, ctx: Any = None) -> None:
     if noted is None or response.status_code >= 300 or "Idempotent-Replayed" in response.headers:
         return
     kind, body = noted
+    principal = (g if ctx is None else ctx).get("principal")
+    operator = getattr(principal, "operator_id", None) or ""
     currency = body["currency"]
     bets = body["bets"]
     payouts = body["payouts"]
@@ -143,11 +151,11 @@ def count_round(response: Response, ctx: Any = None) -> None:
     else:
         wagered = bets["raise"]
         paid = payouts["ante"] + payouts["raise"]
-    wagered_by(currency).inc(wagered)
+    wagered_by(operator, currency).inc(wagered)
     if paid:
-        paid_by(currency).inc(paid)
+        paid_by(operator, currency).inc(paid)
     if body["status"] == "settled":
-        settled_by(currency).inc()
+        settled_by(operator, currency).inc()
 
 
 # --- /metrics -------------------------------------------------------------------------------
@@ -159,9 +167,11 @@ class _ScrapeTime(Collector):
     """Gauges read from the database when scraped (the same for every worker)."""
 
     def __init__(
-        self, open_by_currency: dict[str, int] | None, wallet_calls: dict[str, int] | None = None
+        self,
+        open_rounds: dict[tuple[str, str], int] | None,
+        wallet_calls: dict[tuple[str, str], int] | None = None,
     ) -> None:
-        self._open = open_by_currency
+        self._open = open_rounds
         self._calls = wallet_calls or {}
 
     def collect(self) -> Iterator[GaugeMetricFamily]:
@@ -173,19 +183,43 @@ class _ScrapeTime(Collector):
         if self._open is None:
             return
         gauge = GaugeMetricFamily(
-            "casino_open_rounds", "Rounds awaiting a decision", labels=["currency"]
+            "casino_open_rounds",
+            "Rounds awaiting a decision",
+            labels=[OPERATOR_LABEL, "currency"],
         )
-        for currency, count in sorted(self._open.items()):
-            gauge.add_metric([currency], count)
+        for (operator, currency), count in sorted(self._open.items()):
+            gauge.add_metric([operator, currency], count)
         yield gauge
         calls = GaugeMetricFamily(
             "casino_wallet_calls",
             "Seamless wallet calls by state (needs_attention: retried for the whole window)",
-            labels=["state"],
+            labels=[OPERATOR_LABEL, "state"],
         )
-        for state in ("pending", "needs_attention", "unknown"):
-            calls.add_metric([state], self._calls.get(state, 0))
+        # Every state of each operator with calls, zeros included: an alert on
+        # needs_attention > 0 reads a series that exists before it first turns positive.
+        for operator in sorted({operator for operator, _ in self._calls}):
+            for state in ("pending", "needs_attention", "unknown"):
+                calls.add_metric([operator, state], self._calls.get((operator, state), 0))
         yield calls
+
+
+class _OwnSeries:
+    """What ``source`` collects, keeping of each series labelled by operator only
+    ``operator``'s: an operator's scrape never shows another operator's money."""
+
+    def __init__(self, source: Any, operator: str) -> None:
+        self._source = source
+        self._operator = operator
+
+    def collect(self) -> Iterator[Metric]:
+        for family in self._source.collect():
+            own = Metric(family.name, family.documentation, family.type, family.unit)
+            own.samples = [
+                sample
+                for sample in family.samples
+                if sample.labels.get(OPERATOR_LABEL, self._operator) == self._operator
+            ]
+            yield own
 
 
 def _allowed_without_token() -> bool:
@@ -202,6 +236,7 @@ def _allowed_without_token() -> bool:
 @bp.get("/metrics")
 def metrics() -> Response:
     every_operator = True  # an allowed scraper, or the platform
+    own: str | None = None
     if not _allowed_without_token():
         principal = authenticate_request()
         if principal.role not in (OPERATOR, PLATFORM):
@@ -210,22 +245,25 @@ def metrics() -> Response:
             # Scrapers read metrics from an allowed address (CASINO_METRICS_ALLOW) instead.
             raise Forbidden("Metrics need an admin operator token.", code="insufficient_scope")
         every_operator = principal.role == PLATFORM
+        own = None if every_operator else principal.operator_id or ""
     if every_operator:
         request_uow().all_operators()
     try:
-        open_by_currency: dict[str, int] | None = read(open_rounds)
-        wallet_calls: dict[str, int] | None = read(lambda uow: uow.wallet_calls.states())
+        open_now: dict[tuple[str, str], int] | None = read(open_rounds)
+        wallet_calls: dict[tuple[str, str], int] | None = read(
+            lambda uow: uow.wallet_calls.states()
+        )
     except SQLAlchemyError:
         log.warning("metrics: the database could not be read", exc_info=True)
-        open_by_currency = wallet_calls = None
+        open_now = wallet_calls = None
+    registry: Any = REGISTRY
     if os.environ.get(MULTIPROC_ENV):
         registry = CollectorRegistry()
         MultiProcessCollector(registry)
-        text = generate_latest(registry)
-    else:
-        text = generate_latest(REGISTRY)
-    scrape_time = CollectorRegistry()
-    scrape_time.register(_ScrapeTime(open_by_currency, wallet_calls))
-    text += generate_latest(scrape_time)
+    scrape_time: Any = CollectorRegistry()
+    scrape_time.register(_ScrapeTime(open_now, wallet_calls))
+    if own is not None:
+        registry, scrape_time = _OwnSeries(registry, own), _OwnSeries(scrape_time, own)
+    text = generate_latest(registry) + generate_latest(scrape_time)
     # The classic text format (0.0.4): what generate_latest writes, and every Prometheus reads.
     return Response(text, mimetype=None, content_type=CONTENT_TYPE_PLAIN_0_0_4)

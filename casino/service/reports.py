@@ -142,8 +142,8 @@ def table_report(
     )
 
 
-def open_rounds(uow: UnitOfWork) -> dict[str, int]:
-    """Rounds awaiting a decision now, per currency."""
+def open_rounds(uow: UnitOfWork) -> dict[tuple[str, str], int]:
+    """Rounds awaiting a decision now, per operator and currency."""
     return uow.reports.open_rounds_by_currency()
 
 

@@ -236,13 +236,13 @@ class ReportStore(Repository):
             query = query.where(Round.currency == currency)
         return {(str(t), str(c)): int(n) for t, c, n in session.execute(query)}
 
-    def open_rounds_by_currency(self) -> dict[str, int]:
-        """Rounds awaiting a decision now, per currency (the partial index on open rounds has
-        them all, so this stays cheap however many rounds were settled)."""
+    def open_rounds_by_currency(self) -> dict[tuple[str, str], int]:
+        """Rounds awaiting a decision now, per operator and currency (the partial index on
+        open rounds has them all, so this stays cheap however many rounds were settled)."""
         session = self.session
         query = (
-            select(Round.currency, func.count())
+            select(Round.operator_id, Round.currency, func.count())
             .where(Round.status == AWAITING_DECISION, self.owned(Round.operator_id))
-            .group_by(Round.currency)
+            .group_by(Round.operator_id, Round.currency)
         )
-        return {str(currency): int(count) for currency, count in session.execute(query)}
+        return {(str(o), str(c)): int(count) for o, c, count in session.execute(query)}

@@ -185,14 +185,14 @@ class WalletCallStore(Repository):
     def operator_session(self, player_id: str) -> str:
         return latest_operator_session(self, player_id)
 
-    def states(self) -> dict[str, int]:
-        """How many calls are in each state (the metrics)."""
+    def states(self) -> dict[tuple[str, str], int]:
+        """How many calls each operator has in each state (the metrics)."""
         rows = self.session.execute(
-            select(_CALLS.c.state, func.count())
+            select(_CALLS.c.operator_id, _CALLS.c.state, func.count())
             .where(self.owned(_CALLS.c.operator_id))
-            .group_by(_CALLS.c.state)
+            .group_by(_CALLS.c.operator_id, _CALLS.c.state)
         )
-        return {str(state): int(count) for state, count in rows}
+        return {(str(operator), str(state)): int(count) for operator, state, count in rows}
 
 
 __all__ = ["DaySummaryRow", "WalletCallRecord", "WalletCallStore"]

@@ -282,22 +282,58 @@ def test_requests_rounds_and_money_are_counted(api: Api, funded: Player, databas
     assert delta("casino_refused_requests_total", code="unauthenticated") == 1
     finals = [bodies[-1] for bodies in played]
     assert all(final["status"] == "settled" for final in finals)
-    assert delta("casino_rounds_settled_total", currency="EUR") == len(finals)
+    assert delta("casino_rounds_settled_total", operator="default", currency="EUR") == len(finals)
     wagered = sum(sum(final["bets"].values()) for final in finals)
     paid = sum(sum(final["payouts"].values()) for final in finals)
-    assert delta("casino_wagered_minor_units_total", currency="EUR") == wagered
-    assert delta("casino_paid_minor_units_total", currency="EUR") == paid
+    assert delta("casino_wagered_minor_units_total", operator="default", currency="EUR") == wagered
+    assert delta("casino_paid_minor_units_total", operator="default", currency="EUR") == paid
 
 
 def test_open_rounds_are_counted_at_scrape_time(
     api: Api, funded: Player, database_url: str
 ) -> None:
-    assert value(scrape(api), "casino_open_rounds", currency="EUR") == 0
+    assert value(scrape(api), "casino_open_rounds", operator="default", currency="EUR") == 0
     steer_next_deal(api, database_url, funded, is_tie)
     assert api.bet(funded).get_json()["status"] == "awaiting_decision"
     samples = scrape(api)
-    assert value(samples, "casino_open_rounds", currency="EUR") == 1
+    assert value(samples, "casino_open_rounds", operator="default", currency="EUR") == 1
     assert value(samples, "casino_database_up") == 1
+
+
+def test_each_operator_scrapes_its_own_money_and_the_platform_every_operators(
+    api: Api, funded: Player, database_url: str
+) -> None:
+    """The money counters and the scrape-time gauges are labelled by operator; an operator's
+    admin token sees its own series only, the platform sees both operators'."""
+    made = api.post("/api/v1/operators", {"id": "twin", "name": "Twin"}, auth=api.platform_auth)
+    assert made.status_code == 201, made.get_json()
+    twin = Api(api.client, operator_auth={"Authorization": f"Bearer {made.get_json()['token']}"})
+    twin.create_table()
+    theirs = twin.create_player()
+    twin.deposit(theirs, 10_000)
+    before = scrape(api, api.platform_auth)
+    assert twin.bet(theirs, ante=300).status_code == 201
+    steer_next_deal(api, database_url, funded, is_tie)
+    assert api.bet(funded, ante=200).get_json()["status"] == "awaiting_decision"
+
+    def wagered(samples: Samples, operator: str) -> float:
+        return value(
+            samples, "casino_wagered_minor_units_total", operator=operator, currency="EUR"
+        ) - value(before, "casino_wagered_minor_units_total", operator=operator, currency="EUR")
+
+    everyone = scrape(api, api.platform_auth)
+    assert wagered(everyone, "twin") == 300 and wagered(everyone, "default") == 200
+    assert value(everyone, "casino_open_rounds", operator="default", currency="EUR") == 1
+    for scraper, own, other in ((api, "default", "twin"), (twin, "twin", "default")):
+        samples = scrape(scraper, scraper.operator_auth)
+        seen = {dict(labels).get("operator") for _, labels in samples} - {None}
+        assert seen == {own}, (own, seen)
+        assert wagered(samples, own) == wagered(everyone, own)
+        assert (
+            value(samples, "casino_wagered_minor_units_total", operator=other, currency="EUR") == 0
+        )
+        # The deployment's request counters stay visible to every admin.
+        assert any(name == "casino_http_requests_total" for name, _ in samples)
 
 
 def test_a_scrape_survives_the_database_being_down(

@@ -26,6 +26,11 @@ from .helpers import (
 from .seamless_helpers import FUNDS, Seamless, seamless_fixture  # noqa: F401  (the fixture)
 
 
+def call_states(uow: UnitOfWork) -> dict[str, int]:
+    """How many of the unit of work's operator's wallet calls are in each state."""
+    return {state: n for (_operator, state), n in uow.wallet_calls.states().items()}
+
+
 def test_a_round_debits_then_credits_the_operator_wallet(
     seamless: Seamless, database_url: str
 ) -> None:
@@ -51,7 +56,7 @@ def test_a_round_debits_then_credits_the_operator_wallet(
     wallets = seamless.api.get(f"/api/v1/players/{alice.id}/wallets", auth=seamless.auth)
     assert wallets.get_json() == [{"currency": "EUR", "balance": FUNDS + paid_total}]
     with seamless.uow() as uow:
-        assert uow.wallet_calls.states().get(PENDING, 0) == 0
+        assert call_states(uow).get(PENDING, 0) == 0
         # Every win and bet answered OK is in the ledger: the mirror wallet owes nothing.
         assert uow.ledger.balances(alice.id) == [("EUR", 0)]
     assert audit_database(database_url).ok
@@ -99,7 +104,7 @@ def test_definite_refusals_deal_nothing(seamless: Seamless) -> None:
     assert seamless.operator_balance("poor") == 10_000
     with seamless.uow() as uow:
         assert uow.rounds.open_round_id(poor.id) is None
-        assert uow.wallet_calls.states() == {}
+        assert call_states(uow) == {}
 
 
 class _Silent:
@@ -134,7 +139,7 @@ def test_an_unknown_bet_voids_the_round_and_is_rolled_back(seamless: Seamless) -
     assert seamless.operator_balance() == FUNDS
     with seamless.uow() as uow:
         assert uow.rounds.open_round_id(alice.id) is None
-        states = uow.wallet_calls.states()
+        states = call_states(uow)
         assert states == {UNKNOWN: 1, OK: 1}, states
         assert uow.ledger.balances(alice.id) == [("EUR", 0)]
         rounds = uow.rounds.page(player_id=alice.id, status=None, before=None, limit=5)
@@ -147,7 +152,7 @@ def test_the_worker_sends_what_the_request_could_not(seamless: Seamless) -> None
     answer = seamless.bet(alice, ante=100)
     assert_problem(answer, 503, "wallet_unavailable")
     with seamless.uow() as uow:
-        assert uow.wallet_calls.states().get(PENDING) == 1
+        assert call_states(uow).get(PENDING) == 1
     seamless.wallet.faults.plan = type(seamless.wallet.faults.plan).parse("")
     database = seamless.app.extensions[EXTENSION_KEY]
 
@@ -159,7 +164,7 @@ def test_the_worker_sends_what_the_request_could_not(seamless: Seamless) -> None
 
     assert run_once(open_uow) == 1
     with seamless.uow() as uow:
-        assert uow.wallet_calls.states() == {UNKNOWN: 1, "final": 1}
+        assert call_states(uow) == {UNKNOWN: 1, "final": 1}
     assert seamless.operator_balance() == FUNDS
 
 
@@ -238,7 +243,7 @@ def test_an_unknown_raise_leaves_the_round_awaiting_its_decision(
     assert seamless.operator_balance() == FUNDS - 50
     with seamless.uow() as uow:
         assert uow.ledger.balances(alice.id) == [("EUR", 0)]
-        assert uow.wallet_calls.states() == {OK: 3, UNKNOWN: 1}  # deal, rollback, win; raise
+        assert call_states(uow) == {OK: 3, UNKNOWN: 1}  # deal, rollback, win; raise
     assert audit_database(database_url).ok
 
 
@@ -272,11 +277,11 @@ def test_player_protection_applies_before_the_wallet_is_called(seamless: Seamles
     # The wager limit counts seamless rounds as any other, and refuses the next stake before
     # the operator's wallet hears of it.
     with seamless.uow() as uow:
-        calls_before = sum(uow.wallet_calls.states().values())
+        calls_before = sum(call_states(uow).values())
     refused = seamless.bet(alice, ante=100)
     assert_problem(refused, 409, "limit_exceeded")
     with seamless.uow() as uow:
-        assert sum(uow.wallet_calls.states().values()) == calls_before
+        assert sum(call_states(uow).values()) == calls_before
 
 
 def test_stale_seamless_rounds_are_resolved_through_the_wallet(

@@ -150,14 +150,17 @@ def test_metrics_of_a_load_across_two_workers(database_url: str, tmp_path: Path)
         for code, n in refused.items():
             assert value(samples, "casino_refused_requests_total", code=code) == n, code
         settled = sum(t.settled for t in done)
-        assert value(samples, "casino_rounds_settled_total", currency="EUR") == settled
-        assert value(samples, "casino_wagered_minor_units_total", currency="EUR") == sum(
-            t.wagered for t in done
+        assert (
+            value(samples, "casino_rounds_settled_total", operator="default", currency="EUR")
+            == settled
         )
-        assert value(samples, "casino_paid_minor_units_total", currency="EUR") == sum(
-            t.paid for t in done
-        )
-        assert value(samples, "casino_open_rounds", currency="EUR") == sum(
+        assert value(
+            samples, "casino_wagered_minor_units_total", operator="default", currency="EUR"
+        ) == sum(t.wagered for t in done)
+        assert value(
+            samples, "casino_paid_minor_units_total", operator="default", currency="EUR"
+        ) == sum(t.paid for t in done)
+        assert value(samples, "casino_open_rounds", operator="default", currency="EUR") == sum(
             t.open_rounds for t in done
         )
         assert value(samples, "casino_database_up") == 1
@@ -177,7 +180,10 @@ def test_metrics_of_a_load_across_two_workers(database_url: str, tmp_path: Path)
             assert (
                 value(again, requests, method="POST", route="/api/v1/rounds", status="201") == bets
             )
-            assert value(again, "casino_rounds_settled_total", currency="EUR") == settled
+            assert (
+                value(again, "casino_rounds_settled_total", operator="default", currency="EUR")
+                == settled
+            )
 
         log = instance.log_text()
 
