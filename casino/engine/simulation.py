@@ -148,16 +148,18 @@ class SimulationReport:
         }
 
 
-class _Ratio:
-    """Per-round sums of an amount returned and the amount staked for it, kept exact."""
+class RatioSums:
+    """Sums of an amount returned and the amount staked for it over units of observation
+    (rounds here, whole shoes for a shared table), kept exact."""
 
-    __slots__ = ("cross", "returned", "returned_sq", "rounds", "staked", "staked_sq")
+    __slots__ = ("cross", "returned", "returned_sq", "staked", "staked_sq", "units")
 
     def __init__(self) -> None:
-        self.rounds = 0
+        self.units = 0
         self.returned = self.staked = self.returned_sq = self.cross = self.staked_sq = 0
 
     def add(self, returned: int, staked: int) -> None:
+        self.units += 1
         self.returned += returned
         self.staked += staked
         self.returned_sq += returned * returned
@@ -166,9 +168,9 @@ class _Ratio:
 
     def stats(self, exact: Fraction) -> BetStats:
         """The ratio sum(returned) / sum(staked) and its delta-method standard error."""
-        n = self.rounds
+        n = self.units
         ratio = Fraction(self.returned, self.staked)
-        # sum over rounds of (returned - ratio * staked)^2, exactly
+        # sum over units of (returned - ratio * staked)^2, exactly
         spread = self.returned_sq - 2 * ratio * self.cross + ratio * ratio * self.staked_sq
         variance = spread / (n - 1) if n > 1 else Fraction(0)
         mean_staked = Fraction(self.staked, n)
@@ -220,8 +222,8 @@ def simulate(
     choose = policy_for(odds.counts, odds.war_rules, strategy.value)
     server_seed = simulation_server_seed(seed)
     bets = [HandBet(ante, tie_stake)] * hands
-    main, tie, war_tie = _Ratio(), _Ratio(), _Ratio()
-    round_net = _Ratio()
+    main, tie, war_tie = RatioSums(), RatioSums(), RatioSums()
+    round_net = RatioSums()
     ties_seen = done = 0
     awaiting = RoundStatus.AWAITING_DECISION
     while done < rounds:
@@ -240,8 +242,9 @@ def simulate(
         if progress is not None:
             progress(chunk_end - done)
         done = chunk_end
+    # Every round is a unit of observation, those without the bet included (they add 0 / 0).
     for ratio in (main, tie, war_tie, round_net):
-        ratio.rounds = rounds
+        ratio.units = rounds
     return SimulationReport(
         rounds=rounds,
         rules=rules,
@@ -263,7 +266,9 @@ def simulate(
     )
 
 
-def _count(game: TableRound, main: _Ratio, tie: _Ratio, war_tie: _Ratio, round_net: _Ratio) -> None:
+def _count(
+    game: TableRound, main: RatioSums, tie: RatioSums, war_tie: RatioSums, round_net: RatioSums
+) -> None:
     returned = tie_returned = war_tie_returned = war_tie_placed = net = 0
     staked = tie_staked = 0
     for hand in game.hands:
@@ -294,7 +299,7 @@ def _tie_exact(odds: Any, strategy: Strategy, tie_only: bool) -> Fraction:
 
 def _round_stats(
     odds: Any,
-    net: _Ratio,
+    net: RatioSums,
     hands: int,
     ante: int,
     tie_stake: int,
@@ -310,7 +315,7 @@ def _round_stats(
         war_tie_bet=Fraction(war_tie_stake, unit),
         policy=strategy.value,
     )
-    n = net.rounds
+    n = net.units
     per_round_mean = Fraction(net.returned, n * unit)
     second = Fraction(net.returned_sq, n * unit * unit)
     variance = (second - per_round_mean**2) * n / (n - 1) if n > 1 else Fraction(0)

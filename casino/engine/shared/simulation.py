@@ -24,7 +24,6 @@ than it costs.
 from __future__ import annotations
 
 import hashlib
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -49,7 +48,7 @@ from casino.engine.shared.steps import (
     open_table,
     settle,
 )
-from casino.engine.simulation import AGREEMENT_SE, BetStats, Strategy
+from casino.engine.simulation import AGREEMENT_SE, BetStats, RatioSums, Strategy
 from casino.engine.table_odds import table_odds
 
 DEFAULT_SEED = "casino-war shared"
@@ -61,32 +60,6 @@ def simulation_chain(seed: str, shoes: int) -> tuple[HashChain, PublicValue]:
     chain = HashChain(hashlib.sha256(seed.encode()).digest(), shoes)
     value = hashlib.sha256(f"public value:{seed}".encode()).hexdigest()
     return chain, PublicValue(PublicSource.OPERATOR, "simulation", value)
-
-
-class ShoeSums:
-    """Per-shoe sums of an amount returned and the amount staked for it, exact."""
-
-    __slots__ = ("cross", "returned", "returned_sq", "shoes", "staked", "staked_sq")
-
-    def __init__(self) -> None:
-        self.shoes = 0
-        self.returned = self.staked = self.returned_sq = self.cross = self.staked_sq = 0
-
-    def add(self, returned: int, staked: int) -> None:
-        self.shoes += 1
-        self.returned += returned
-        self.staked += staked
-        self.returned_sq += returned * returned
-        self.cross += returned * staked
-        self.staked_sq += staked * staked
-
-    def stats(self, exact: Fraction) -> BetStats:
-        n = self.shoes
-        ratio = Fraction(self.returned, self.staked)
-        spread = self.returned_sq - 2 * ratio * self.cross + ratio * ratio * self.staked_sq
-        variance = spread / (n - 1) if n > 1 else Fraction(0)
-        mean_staked = Fraction(self.staked, n)
-        return BetStats(float(ratio), math.sqrt(float(variance / n)) / float(mean_staked), exact)
 
 
 @dataclass(frozen=True)
@@ -156,7 +129,7 @@ class _Counter:
         self.pays = pays
         self.reset(shoe)
         self.rounds = self.favourable = 0
-        self.sums = ShoeSums()
+        self.sums = RatioSums()
         self.returned = self.staked = 0
 
     def reset(self, shoe: SharedShoe) -> None:
@@ -223,7 +196,7 @@ def simulate_shared(
     tie_stake = min(ante, table.max_tie_bet) if tie_bet else 0
     war_tie_stake = min(ante, table.max_war_tie_bet) if war_tie_bet else 0
     chain, public = simulation_chain(seed, shoes)
-    main, tie, war_tie = ShoeSums(), ShoeSums(), ShoeSums()
+    main, tie, war_tie = RatioSums(), RatioSums(), RatioSums()
     shoe = SharedShoe.deal(chain.seed(1), public.value, 1, table)
     counter = None if table.tie_ladder is not None else _Counter(shoe, table.tie_pays)
     now = _START
@@ -263,7 +236,7 @@ def simulate_shared(
             counter.reset(shoe)
     counting = None
     if counter is not None:
-        counter_stats = counter.sums.stats(Fraction(1)) if counter.sums.shoes > 1 else None
+        counter_stats = counter.sums.stats(Fraction(1)) if counter.sums.units > 1 else None
         counting = CountingStats(counter.rounds, counter.favourable, counter_stats)
     ante_exact = exact[f"ante_{strategy.value}"]
     tie_exact = exact.get(
