@@ -11,10 +11,10 @@ import click
 
 from casino.cli.rule_options import rule_options, rules_from_options
 from casino.cli.shared_cmds import simulate_shoes
+from casino.cli.simulation_output import run_and_report
 from casino.engine import verify as verifier
 from casino.engine.cards import MAX_DECKS, MIN_DECKS
 from casino.engine.casino_war import MAX_HANDS, TableRules
-from casino.engine.errors import EngineError
 from casino.engine.odds import casino_war_odds
 from casino.engine.simulation import (
     AGREEMENT_SE,
@@ -288,20 +288,15 @@ def simulate_cmd(
         "war_tie_bet": place_war_tie_bet,
         "tie_only": tie_only,
     }
-    try:
-        if rounds >= PROGRESS_BAR_FROM and not as_json:
-            with click.progressbar(length=rounds, label="Simulating", file=sys.stderr) as bar:
-                report = simulate(rounds, rules, progress=bar.update, **kwargs)
-        else:
-            report = simulate(rounds, rules, **kwargs)
-    except EngineError as exc:
-        raise click.UsageError(exc.detail) from exc
-    if as_json:
-        click.echo(json.dumps(report.to_dict(), indent=2))
-    else:
-        click.echo("\n".join(_report_lines(report, rules, strategy)))
-    if check and not report.agrees:
-        raise SystemExit(1)
+    run_and_report(
+        lambda progress: simulate(rounds, rules, progress=progress, **kwargs),
+        units=rounds,
+        bar_from=PROGRESS_BAR_FROM,
+        label="Simulating",
+        lines=lambda report: _report_lines(report, rules, strategy),
+        as_json=as_json,
+        check=check,
+    )
 
 
 def _with(rules_json: str | None, **rules: Any) -> str:

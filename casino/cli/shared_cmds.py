@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import sys
 from typing import Any
 
 import click
 
 from casino.cli.rule_options import rules_from_options
+from casino.cli.simulation_output import run_and_report
 from casino.engine.errors import EngineError
 from casino.engine.shared import SharedRules
 from casino.engine.shared.rules import DEFAULT_DECISION_SECONDS, DEFAULT_DECKS
@@ -54,20 +54,15 @@ def simulate_shoes(
         "war_tie_bet": war_tie_bet,
         "seed": seed,
     }
-    try:
-        if shoes >= PROGRESS_BAR_FROM and not as_json:
-            with click.progressbar(length=shoes, label="Dealing shoes", file=sys.stderr) as bar:
-                report = simulate_shared(shoes, rules, progress=bar.update, **kwargs)
-        else:
-            report = simulate_shared(shoes, rules, **kwargs)
-    except EngineError as exc:
-        raise click.UsageError(exc.detail) from exc
-    if as_json:
-        click.echo(json.dumps(report.to_dict(), indent=2))
-    else:
-        click.echo("\n".join(report_lines(report)))
-    if check and not report.agrees:
-        raise SystemExit(1)
+    run_and_report(
+        lambda progress: simulate_shared(shoes, rules, progress=progress, **kwargs),
+        units=shoes,
+        bar_from=PROGRESS_BAR_FROM,
+        label="Dealing shoes",
+        lines=report_lines,
+        as_json=as_json,
+        check=check,
+    )
 
 
 def _percent(value: float) -> str:
