@@ -19,6 +19,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from typing import Protocol
 
 from casino.ledger.legs import transfer
@@ -46,12 +47,14 @@ from casino.wallet.protocol import (
     Rollback,
     Status,
     Win,
+    from_record,
     rollback_of,
     to_record,
 )
 
 DEAL = BetKind.DEAL.value
 RAISE = BetKind.RAISE.value
+ROLLBACK = Endpoint.ROLLBACK.value
 #: Seconds a client waits before retrying after 503 wallet_unavailable.
 RETRY_AFTER_SECONDS = 2
 
@@ -95,8 +98,20 @@ class PlayerWallet(Protocol):
         """The round is settled and paid ``paid`` (0 for a lost round): credit it."""
         ...
 
+    def refund(
+        self, uow: UnitOfWork, round_id: str, player_id: str, currency: str, staked: int
+    ) -> None:
+        """The round is void: everything it took (``staked``, already credited to the ledger
+        wallet) goes back."""
+        ...
+
     def shown_balance(self, taken: Taken | None, ledger_balance: int) -> int:
         """The balance a round's answer shows, the ledger wallet's being ``ledger_balance``."""
+        ...
+
+    def known_balance(self, ledger_balance: int | None) -> int | None:
+        """The player's balance where the ledger alone knows it, the ledger wallet's being
+        ``ledger_balance``; None where only the operator's wallet does (``balances`` asks)."""
         ...
 
     def balances(self, uow: UnitOfWork, player_id: str) -> list[tuple[str, int]]:
@@ -123,7 +138,15 @@ class TransferWallet:
     def pay(self, uow: UnitOfWork, round_id: str, player_id: str, currency: str, paid: int) -> None:
         return None  # the round's own transaction paid the wallet
 
+    def refund(
+        self, uow: UnitOfWork, round_id: str, player_id: str, currency: str, staked: int
+    ) -> None:
+        return None  # the refund's own transaction credited the wallet
+
     def shown_balance(self, taken: Taken | None, ledger_balance: int) -> int:
+        return ledger_balance
+
+    def known_balance(self, ledger_balance: int | None) -> int | None:
         return ledger_balance
 
     def balances(self, uow: UnitOfWork, player_id: str) -> list[tuple[str, int]]:
@@ -254,12 +277,51 @@ class OperatorWallet:
         )
         uow.after_commit.append(lambda: send_now(uow, win.transaction_id))
 
+    def refund(
+        self, uow: UnitOfWork, round_id: str, player_id: str, currency: str, staked: int
+    ) -> None:
+        # Not a win: the operator must see its debits cancelled, each applied once by its
+        # transaction id (a win of the stakes would count as play, and a second void of the
+        # same bet could pay twice). The money leaves the mirror wallet when each answers OK.
+        calls = uow.wallet_calls.of_round(round_id, player_id)
+        cancelled = {c.reference_transaction_id for c in calls if c.endpoint == ROLLBACK}
+        debited = [
+            c
+            for c in calls
+            if c.endpoint == Endpoint.BET.value
+            and c.state == OK
+            and c.transaction_id not in cancelled
+        ]
+        if sum(c.amount for c in debited) != staked:
+            raise RuntimeError(
+                f"round {round_id}: the wallet was debited "
+                f"{sum(c.amount for c in debited)}, the round staked {staked}"
+            )
+        now = uow.now()
+        for call in debited:
+            bet = from_record(call.call)
+            assert isinstance(bet, Bet)
+            rollback = rollback_of(bet)
+            uow.wallet_calls.add(
+                _record(
+                    player_id,
+                    rollback,
+                    PENDING,
+                    now,
+                    lease_until=now + lease(self.settings.timeout_ms),
+                )
+            )
+            uow.after_commit.append(partial(send_now, uow, rollback.transaction_id))
+
     def shown_balance(self, taken: Taken | None, ledger_balance: int) -> int:
         # The operator's balance after the debit, plus what the rounds owe the player and
         # the wallet has not confirmed yet (the mirror wallet).
         if taken is None or taken.balance is None:
             return ledger_balance
         return taken.balance + ledger_balance
+
+    def known_balance(self, ledger_balance: int | None) -> int | None:
+        return None  # the mirror wallet holds only what the wallet has not confirmed
 
     def balances(self, uow: UnitOfWork, player_id: str) -> list[tuple[str, int]]:
         external_ref, session = self._who(uow, player_id)

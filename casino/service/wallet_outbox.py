@@ -80,7 +80,16 @@ def record_outcome(
     now = uow.now()
     attempts = record.attempts + 1
     next_at: datetime | None = None
-    if outcome.done:
+    if outcome.done and not outcome.ok and _booked(uow, record):
+        # TRANSACTION_NOT_FOUND for a bet the wallet had answered OK: its books and ours
+        # disagree (the mirror wallet keeps the refund); a person must look at it.
+        state = NEEDS_ATTENTION
+        log.error(
+            "wallet %s never saw bet %s it had applied",
+            record.operator_id,
+            record.reference_transaction_id,
+        )
+    elif outcome.done:
         state = OK if outcome.ok else FINAL
         if outcome.ok:
             _book(uow, record)
@@ -118,14 +127,16 @@ def record_outcome(
 def _book(uow: UnitOfWork, record: WalletCallRecord) -> None:
     """The ledger's transactions of a win or rollback the wallet applied: a win moves what
     the round paid from the mirror wallet to the operator's cash; a rollback answered OK
-    means the bet of unknown outcome had been applied and is now cancelled (both recorded)."""
+    of a bet of unknown outcome means it had been applied and is now cancelled (both
+    recorded); of a bet answered OK (a void round's), its deposit is in the ledger already
+    and the round's refund is in the mirror wallet: only the return is recorded."""
     if record.amount == 0:
         return
     wallet = uow.ledger.lock_wallet(record.player_id, record.currency, create=True)
     assert wallet is not None
     cash = uow.ledger.system_accounts(record.currency).cash
     moves: list[tuple[str, str]] = []
-    if record.endpoint == Endpoint.ROLLBACK.value:
+    if record.endpoint == Endpoint.ROLLBACK.value and not _booked(uow, record):
         moves.append((DEPOSIT, f"bet:{record.reference_transaction_id}"))
     moves.append((WITHDRAWAL, f"{record.endpoint}:{record.transaction_id}"))
     for kind, reference in moves:
@@ -143,6 +154,15 @@ def _book(uow: UnitOfWork, record: WalletCallRecord) -> None:
             reference=reference,
         )
         wallet = uow.ledger.append(link(tx, uow.ledger.reserve_id(), wallet.state), wallet)
+
+
+def _booked(uow: UnitOfWork, rollback: WalletCallRecord) -> bool:
+    """Whether the rollback's bet was answered OK (its deposit recorded then)."""
+    reference = rollback.reference_transaction_id
+    if rollback.endpoint != Endpoint.ROLLBACK.value:
+        return False
+    bet = None if reference is None else uow.wallet_calls.get(reference)
+    return bet is not None and bet.state == OK
 
 
 def run_once(

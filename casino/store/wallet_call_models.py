@@ -36,7 +36,9 @@ class WalletCall(Base):
     transaction_id: Mapped[str] = mapped_column(String(64), primary_key=True)
     operator_id: Mapped[str] = mapped_column(ForeignKey("operators.id"))
     player_id: Mapped[str] = mapped_column(String(36))
-    round_id: Mapped[str] = mapped_column(String(36))
+    #: A private round's id, or a shared bettor's round (money.wallet_round); the protocol's
+    #: longest id.
+    round_id: Mapped[str] = mapped_column(String(200))
     endpoint: Mapped[str] = mapped_column(String(16))
     currency: Mapped[str] = mapped_column(String(3))
     amount: Mapped[int] = mapped_column(BigInteger)

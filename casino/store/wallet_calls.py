@@ -139,6 +139,20 @@ class WalletCallStore(Repository):
         )
         return [_record(row) for row in rows]
 
+    def of_round(self, round_id: str, player_id: str) -> list[WalletCallRecord]:
+        """Every call of the player's round, in any state (a void's rollbacks are read
+        from its bets)."""
+        rows = self.session.execute(
+            select(*_COLUMNS)
+            .where(
+                _CALLS.c.round_id == round_id,
+                _CALLS.c.player_id == player_id,
+                self.owned(_CALLS.c.operator_id),
+            )
+            .order_by(_CALLS.c.created_at, _CALLS.c.transaction_id)
+        )
+        return [_record(row) for row in rows]
+
     def count_needing_attention(self) -> int:
         return int(
             self.session.execute(

@@ -81,7 +81,7 @@ def place_bet(
     wallets = money.wallet_for(uow)
     wallet = wallets.lock(uow, player_id, table.currency)
     ref = money.reference(table_id, state.shoe, state.round)
-    moved, tx_id = wallets.debit(
+    moved, tx_id, shown = wallets.debit(
         uow, wallet, player_id, table.currency, ante + tie_bet, money.STAKE, ref, now
     )
     guard(-(ante + tie_bet))
@@ -118,7 +118,7 @@ def place_bet(
         )
         if not uow.shared.save_bet(bet, was=(OPEN,)):
             raise _no_round()
-    return bet_view(bet, moved.state.balance, awaiting=False)
+    return bet_view(bet, shown, awaiting=False)
 
 
 def protection_guard(
@@ -178,7 +178,7 @@ def decide(
     choice = decided.decision.action
     wallets = money.wallet_for(uow)
     wallet = wallets.lock(uow, player_id, bet.currency)
-    balance = None if wallet is None else wallet.state.balance
+    balance = wallets.known_balance(uow, None if wallet is None else wallet.state.balance)
     tx_ids = list(bet.transaction_ids)
     if choice is Decision.WAR:
         if table_rules.surrender_allowed:
@@ -186,11 +186,10 @@ def decide(
         raised = bet.ante + war_tie_bet
         guard = protection_guard(uow, player_id, bet.currency, raised, now)
         ref = money.reference(table_id, state.shoe, state.round)
-        moved, tx_id = wallets.debit(
+        _, tx_id, balance = wallets.debit(
             uow, wallet, player_id, bet.currency, raised, money.DECISION, ref, now
         )
         guard(-raised)
-        balance = moved.state.balance
         tx_ids.append(tx_id)
     updated = replace(
         bet,
@@ -262,7 +261,9 @@ def current_round(uow: UnitOfWork, table_id: str, player_id: str | None) -> dict
                 )
                 and state.phase.value == "decisions"
             )
-            balance = dict(uow.ledger.balances(player_id)).get(bet.currency)
+            balance = money.wallet_for(uow).known_balance(
+                uow, dict(uow.ledger.balances(player_id)).get(bet.currency)
+            )
             my_bet = bet_view(bet, balance, awaiting=waiting)
     public = shoe.public()
     return {

@@ -246,7 +246,7 @@ def _void(
         ref = money.reference(record.table_id, state.shoe, state.round)
         for bet in bets:
             wallet = uow.ledger.adopt(wallets[bet.wallet_id])
-            moved, tx_id = adapter.credit(
+            moved, tx_id = adapter.refund(
                 uow, wallet, bet.player_id, bet.currency, bet.staked, ref, now
             )
             wallets[bet.wallet_id] = moved

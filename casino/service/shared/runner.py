@@ -17,6 +17,7 @@ import uuid
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
+from casino.service.errors import WalletUnavailable
 from casino.service.shared.dealer import Done, LostTable, advance
 from casino.store.database import Database
 from casino.store.errors import DBAPIError
@@ -28,6 +29,8 @@ RENEW = 0.5
 TICK = 0.25
 #: Steps or batches per table between lease renewals (a round of 1,000 bettors: 5 batches).
 BURST = 50
+#: How long a settlement waits for a pending wallet rollback before it tries again.
+WAIT_FOR_WALLET = timedelta(seconds=1)
 
 
 def holder_name() -> str:
@@ -75,6 +78,11 @@ class Dealer:
                     self.steps += 1
             except LostTable:
                 return None
+            except WalletUnavailable:
+                # A bettor's cancelled raise is still being rolled back (the wallet worker
+                # sends it): the round's wins wait for it, the dealer's other tables do not.
+                logger.info("table %s/%s: waiting for a wallet rollback", operator, table)
+                return self.database.clock() + WAIT_FOR_WALLET
             except DBAPIError:
                 logger.warning(
                     "table %s/%s: database error; retrying", operator, table, exc_info=True
