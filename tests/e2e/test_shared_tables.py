@@ -234,3 +234,58 @@ def test_audit_replays_shared_bets(capi: Api, clock: Clock, dealer: DriveDealer)
     tampered = audit_database(url)
     assert not tampered.ok
     assert not next(c for c in tampered.checks if c.name == "shared_rounds_replay").ok
+
+
+def test_war_with_a_war_tie_bet(capi: Api, clock: Clock, dealer: DriveDealer) -> None:
+    """Going to war adds a war tie bet where the table offers one (docs/shared-tables.md):
+    debited with the raise, paid if the war's cards tie, refused out of the table's range."""
+    create_shared_table(capi, war_tie_bet={"enabled": True, "max": 50, "pays": 10})
+    warrior, plain = _players(capi, 2)
+    dealer.run()
+    state = _to_round_with(dealer, clock, tie=True)
+    for who in (warrior, plain):
+        assert _bet(capi, who, 100).status_code == 201
+    clock.advance(seconds=10)
+    assert dealer.run() == ["close_betting", "deal"]
+    path = f"{ROUND}/decision"
+    for refused in (60, 15):  # over the table's 50; not a multiple of the increment (10)
+        answer = capi.post(
+            path, {"action": "war", "war_tie_bet": refused}, auth=warrior.auth, key=new_key()
+        )
+        assert_problem(answer, 422, "invalid_bet")
+    assert capi.balance(warrior) == 100_000 - 100
+    war = capi.post(path, {"action": "war", "war_tie_bet": 30}, auth=warrior.auth, key=new_key())
+    assert war.status_code == 200, war.get_json()
+    assert war.get_json()["war_tie_bet"] == 30 and war.get_json()["raise"] == 100
+    assert capi.balance(warrior) == 100_000 - 230
+    assert _decide(capi, plain, "war").status_code == 200
+    clock.advance(seconds=10)
+    assert "settle" in dealer.run()
+    dealt = dealer.shoe(state["shoe"]).round(state["round"])
+    table = TableRules.from_dict(
+        from_shown(capi.get("/api/v1/tables/live", auth=capi.operator_auth).get_json()["rules"])
+    )
+    for who, war_tie in ((warrior, 30), (plain, 0)):
+        decision = HandDecision(Decision.WAR, war_tie_bet=war_tie)
+        expected = settle_bet(table, dealt, SharedBet(who.id, 100, 0, decision))
+        assert capi.balance(who) == 100_000 + expected.net
+        mine = capi.get(ROUND, auth=who.auth).get_json()["my_bet"]
+        assert mine["war_tie_bet"] == war_tie and mine["net"] == expected.net
+    assert audit_database(capi_url(capi)).ok
+
+
+def test_a_war_tie_bet_where_the_table_offers_none(
+    capi: Api, clock: Clock, dealer: DriveDealer
+) -> None:
+    create_shared_table(capi)
+    (warrior,) = _players(capi, 1)
+    dealer.run()
+    _to_round_with(dealer, clock, tie=True)
+    assert _bet(capi, warrior, 100).status_code == 201
+    clock.advance(seconds=10)
+    dealer.run()
+    answer = capi.post(
+        f"{ROUND}/decision", {"action": "war", "war_tie_bet": 10}, auth=warrior.auth, key=new_key()
+    )
+    assert_problem(answer, 422, "invalid_bet")
+    assert capi.balance(warrior) == 100_000 - 100
