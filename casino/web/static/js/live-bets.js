@@ -1,6 +1,7 @@
 // The player's part in the shared round: chips onto the ante and tie spots, the bet placed
-// (it adds to the round's bet if there is one), war or surrender on a tie, the balance, and
-// which controls work now (bets while the window is open, a decision while one is due).
+// (it adds to the round's bet if there is one), war (with a war tie bet where the table
+// offers one) or surrender on a tie, the balance, and which controls work now (bets while
+// the window is open, a decision while one is due).
 
 import { h, replace } from "./dom.js";
 import { t, tn } from "./i18n.js";
@@ -21,6 +22,8 @@ export function renderTable() {
     tn("table.rules.decks", rules.decks),
   ];
   if (rules.war_tie_bonus) parts.push(t("table.rules.war_tie_bonus"));
+  const warTie = warTieRule();
+  if (warTie) parts.push(t("table.rules.war_tie_bet", { max: m(warTie.max), pays: warTie.pays }));
   if (!rules.surrender_allowed) parts.push(t("table.rules.no_surrender"));
   el.limits.textContent = parts.join(" · ");
   const largest = Math.max(rules.max_ante, rules.max_tie_bet);
@@ -42,7 +45,29 @@ export function renderTable() {
     ),
     h("button", { type: "button", class: "chip-clear", onclick: clearSpot }, t("bet.clear")),
   );
+  el.warTieDown.setAttribute("aria-label", t("bet.war_tie_down", { amount: m(rules.bet_increment) }));
+  el.warTieUp.setAttribute("aria-label", t("bet.war_tie_up", { amount: m(rules.bet_increment) }));
   renderBets();
+}
+
+// The table's war tie bet ({enabled, max, pays}), or null where it offers none.
+export function warTieRule() {
+  const rule = state.table?.rules.war_tie_bet;
+  return rule?.enabled ? rule : null;
+}
+
+// One step (the table's bet increment) more or less on the war tie bet, within its range.
+export function stepWarTie(steps) {
+  const rule = warTieRule();
+  if (!rule) return;
+  const step = state.table.rules.bet_increment;
+  state.warTie = Math.min(rule.max - (rule.max % step), Math.max(0, state.warTie + steps * step));
+  renderWarTie();
+}
+
+export function renderWarTie() {
+  el.warTieAmount.textContent = state.warTie ? money(state.warTie, state.currency) : "—";
+  el.warTieAmount.dataset.minor = String(state.warTie);
 }
 
 export function chooseTarget(target) {
@@ -98,6 +123,9 @@ export function updateButtons() {
   el.placeBet.disabled = locked || !open || !rules || state.ante + state.tie === 0;
   el.war.disabled = locked || !deciding;
   el.surrender.disabled = locked || !deciding || !rules?.surrender_allowed;
+  // As on the table page, the steppers stop at the range's ends rather than turn off: a
+  // button disabled under the keyboard's focus would drop it.
+  el.warTieDown.disabled = el.warTieUp.disabled = locked || !deciding || !warTieRule();
   for (const button of el.betting.querySelectorAll("button")) {
     button.disabled = locked || !open || (button === el.spotTie && rules?.max_tie_bet === 0);
   }

@@ -13,6 +13,8 @@ export const state = {
   ante: 0,
   tie: 0,
   target: "ante",
+  // The war tie bet to go to war with, where the table offers one (set while deciding).
+  warTie: 0,
   round: null,
   // Server time minus this browser's (ms): the countdowns run on the server's clock.
   offset: 0,

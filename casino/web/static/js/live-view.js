@@ -6,7 +6,7 @@ import { cardElement, cardName, emptySlot } from "./cards.js";
 import { replace, show } from "./dom.js";
 import { N_, t, tn } from "./i18n.js";
 import { money, signedMoney } from "./money.js";
-import { renderBets, updateButtons } from "./live-bets.js";
+import { renderBets, renderWarTie, updateButtons, warTieRule } from "./live-bets.js";
 import { renderRoad } from "./live-road.js";
 import { el, serverNow, state } from "./live-state.js";
 
@@ -111,6 +111,7 @@ function stakeText(bet) {
   const parts = [t("live.stake.ante", { amount: m(bet.ante) })];
   if (bet.tie_bet) parts.push(t("live.stake.tie_bet", { amount: m(bet.tie_bet) }));
   if (bet.raise) parts.push(t("live.stake.raise", { amount: m(bet.raise) }));
+  if (bet.war_tie_bet) parts.push(t("live.stake.war_tie_bet", { amount: m(bet.war_tie_bet) }));
   return parts.join(" · ");
 }
 
@@ -164,6 +165,15 @@ function renderMyBet() {
       raise: money(bet.ante, state.currency),
     });
   }
+  // The war tie bet goes with the decision to go to war, where the table offers one.
+  const rule = warTieRule();
+  show(el.warTie, deciding && Boolean(rule));
+  show(el.warTieNote, deciding && Boolean(rule));
+  if (!deciding) state.warTie = 0;
+  if (deciding && rule) {
+    el.warTieNote.textContent = t("round.war_tie_note", { max: money(rule.max, state.currency), pays: rule.pays });
+  }
+  renderWarTie();
   renderBets();
 }
 

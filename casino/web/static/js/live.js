@@ -13,7 +13,15 @@ import { money } from "./money.js";
 import { describeError } from "./problems.js";
 import { forgetSession, sessionToken } from "./session.js";
 import { Follower } from "./live-follow.js";
-import { chooseTarget, renderTable, setBalance, setBusy, updateButtons, renderBets } from "./live-bets.js";
+import {
+  chooseTarget,
+  renderBets,
+  renderTable,
+  setBalance,
+  setBusy,
+  stepWarTie,
+  updateButtons,
+} from "./live-bets.js";
 import { bindElements, el, state } from "./live-state.js";
 import {
   cardsSentence,
@@ -72,6 +80,7 @@ async function start() {
     "dealer-cards", "player-cards", "war-zone", "war-dealer", "war-player", "my-bet",
     "my-bet-text", "my-result", "betting", "spot-ante", "spot-tie", "ante-amount",
     "tie-amount", "chips", "bet-hint", "place-bet", "surrender", "war", "decision-note",
+    "war-tie", "war-tie-down", "war-tie-up", "war-tie-amount", "war-tie-note",
     "road", "road-empty", "road-counts", "shoe-number", "shoe-commitment", "follow-mode",
     "announcer", "error", "error-text", "dismiss", "waiting", "felt", "language",
   ]);
@@ -277,15 +286,19 @@ async function placeBet() {
 }
 
 async function decide(action) {
+  const body = { action };
+  if (action === "war" && state.warTie > 0) body.war_tie_bet = state.warTie;
   setBusy(true);
   try {
     const bet = await state.client.money(
       `/api/v1/tables/${encodeURIComponent(state.tableId)}/round/decision`,
-      { action },
+      body,
     );
     clearError();
     onBet(bet);
-    announce(t(action === "war" ? "live.decided.war" : "live.decided.surrender"));
+    if (bet.war_tie_bet) {
+      announce(t("live.decided.war_tie_bet", { amount: money(bet.war_tie_bet, state.currency) }));
+    } else announce(t(action === "war" ? "live.decided.war" : "live.decided.surrender"));
     el.actions.focus();
   } catch (error) {
     showError(() => words(error));
@@ -324,6 +337,8 @@ function wireControls() {
   el.surrender.addEventListener("click", () => decide("surrender"));
   el.spotAnte.addEventListener("click", () => chooseTarget("ante"));
   el.spotTie.addEventListener("click", () => chooseTarget("tie"));
+  el.warTieDown.addEventListener("click", () => stepWarTie(-1));
+  el.warTieUp.addEventListener("click", () => stepWarTie(1));
   el.dismiss.addEventListener("click", clearError);
 }
 
