@@ -102,7 +102,10 @@ class MyBetSchema(ResponseSchema):
     net = ma.fields.Integer(allow_none=True)
     balance_after = ma.fields.Integer(
         allow_none=True,
-        metadata={"description": "The wallet's balance after this call (null: no wallet)"},
+        metadata={
+            "description": "The wallet's balance after this call (null: no wallet, or an "
+            "operator's wallet keeps it and no debit told it: read GET /players/{id}/wallets)"
+        },
     )
     currency = ma.fields.String()
     transaction_ids = ma.fields.List(ma.fields.Integer())

@@ -6,6 +6,7 @@ reconciliation agrees with the wallet's books; on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
+from casino.audit_export import casino_audit_export as verifier
 from casino.engine.casino_war import Decision, HandDecision, TableRules
 from casino.engine.casino_war.rules import from_shown
 from casino.engine.shared import SharedBet, settle_bet
@@ -20,7 +21,7 @@ from casino.wallet.demo.faults import FaultPlan
 from casino.wallet.demo.server import csv_text
 from casino.wallet.protocol import Bet, BetKind, Call, Status
 
-from .helpers import Player, assert_problem, audit_database
+from .helpers import Player, assert_problem, audit_database, new_key
 from .seamless_helpers import FUNDS
 from .shared_seamless_helpers import (  # noqa: F401  (the fixture)
     ROUND,
@@ -350,3 +351,74 @@ def test_a_settlement_waiting_for_a_rollback_does_not_stop_the_dealer(
     with table.uow() as uow:
         assert NEEDS_ATTENTION not in uow.wallet_calls.states()
     dealer.release()
+
+
+def test_the_export_verifier_accepts_a_seamless_shared_table(
+    shared_seamless: SharedSeamless,
+) -> None:
+    """The mirror wallet's deposits and returns (bets, wins, rollbacks of a void) and the
+    shared bets' own transactions, in the operator's export, as its auditor checks them."""
+    table = shared_seamless
+    alice = table.launch("alice")
+    table.to_round("player")
+    assert table.bet(alice, 100, 10).status_code == 201
+    _close_and_settle(table)
+    table.to_round("dealer")
+    assert table.bet(alice, 100).status_code == 201
+    _void(table)
+    exported = table.api.get("/api/v1/ledger/export", auth=table.auth)
+    assert exported.status_code == 200, exported.get_json()
+    key = bytes.fromhex(table.api.get("/api/v1/ledger/public-key").get_json()["public_key"])
+    summary = verifier.verify(
+        exported.get_data().splitlines(keepends=True), [key], allow_unsealed=True
+    )
+    assert summary["ok"], [c for c in summary["checks"] if not c["ok"]]
+    assert summary["counts"]["shared_bet"] == 2
+
+
+class _SilentBets:
+    """A wallet whose bets are applied but never answered."""
+
+    def __init__(self, real: WalletCalls) -> None:
+        self.real = real
+
+    def send(self, call: Call, timeout_ms: int | None = None) -> Outcome:
+        outcome = self.real.send(call, timeout_ms)
+        if isinstance(call, Bet):
+            return Outcome(call, outcome.request_id, Status.UNKNOWN, definite=False)
+        return outcome
+
+
+def test_an_unanswered_bet_is_rolled_back_and_takes_no_part(
+    shared_seamless: SharedSeamless,
+) -> None:
+    table = shared_seamless
+    alice = table.launch("alice")
+    table.to_round("player")
+    key = new_key()
+    body = {"ante": 100, "tie_bet": 0}
+    real = wallet_clients._client
+    wallet_clients.use_factory(lambda operator, secrets: _SilentBets(real(operator, secrets)))
+    try:
+        answer = table.api.post(f"{ROUND}/bets", body, auth=alice.auth, key=key)
+        problem = assert_problem(answer, 503, "wallet_unavailable")
+        assert answer.headers["Retry-After"] == "2"
+        again = table.api.post(f"{ROUND}/bets", body, auth=alice.auth, key=key)
+        assert again.headers["Idempotent-Replayed"] == "true"
+        assert again.get_json() == answer.get_json()
+    finally:
+        wallet_clients.use_factory(None)
+    assert problem["round_id"].startswith("shared:live:") and alice.id in problem["round_id"]
+    assert table.operator_balance("alice") == FUNDS  # rolled back at once
+    assert sorted((c.endpoint, c.state) for c in table.calls(alice)) == [
+        ("bet", UNKNOWN),
+        ("rollback", OK),
+    ]
+    view = table.api.get(ROUND, auth=alice.auth).get_json()
+    assert view["my_bet"] is None and view["bettors"] == 0
+    assert table.mirror(alice) == [("EUR", 0)]
+    # A new bet plays; the round settles with the cancelled bet left out.
+    assert table.bet(alice, 100).status_code == 201
+    _close_and_settle(table)
+    assert table.operator_balance("alice") > FUNDS
+    assert table.mirror(alice) == [("EUR", 0)]

@@ -24,6 +24,7 @@ from casino.api.json_body import ApiBlueprint
 from casino.api.openapi import (
     ACCOUNT_BLOCKED_CODES,
     IDEMPOTENCY_CODES,
+    SEAMLESS_WALLET_CODES,
     error_responses,
     problem_codes,
 )
@@ -73,7 +74,7 @@ class SharedBets(MethodView):
     @blp.response(201, MyBetSchema)
     @blp.doc(
         operationId="placeSharedBet",
-        responses=error_responses(403, 404, 409, 422),
+        responses=error_responses(401, 403, 404, 409, 422, 502, 503),
         **problem_codes(
             "validation_failed",
             *IDEMPOTENCY_CODES,
@@ -92,11 +93,15 @@ class SharedBets(MethodView):
             *ACCOUNT_BLOCKED_CODES,
             "session_time_limit",
             "session_table_mismatch",
+            *SEAMLESS_WALLET_CODES,
         ),
     )
     def post(self, data: dict[str, Any], table_id: str) -> Response:
         """Bet on the shared round taking bets: the stake leaves the wallet now. A second
-        bet on the same round adds to the first (the sums must be one valid bet)."""
+        bet on the same round adds to the first (the sums must be one valid bet). At a
+        seamless operator the stake is debited from its wallet: its refusals and silences
+        answer as for a private bet (403 player_blocked, 401 session_expired, 502
+        wallet_error, 503 wallet_unavailable with Retry-After; docs/integration.md §6)."""
         player_id = acting_player_id()
         game_sessions.check_table(current_principal().session_table_id, table_id)
         return idempotency.respond(
@@ -116,7 +121,7 @@ class SharedDecision(MethodView):
     @blp.response(200, MyBetSchema)
     @blp.doc(
         operationId="decideSharedRound",
-        responses=error_responses(403, 404, 409, 422),
+        responses=error_responses(401, 403, 404, 409, 422, 502, 503),
         **problem_codes(
             "validation_failed",
             *IDEMPOTENCY_CODES,
@@ -130,11 +135,14 @@ class SharedDecision(MethodView):
             "limit_exceeded",
             *ACCOUNT_BLOCKED_CODES,
             "session_table_mismatch",
+            *SEAMLESS_WALLET_CODES,
         ),
     )
     def post(self, data: dict[str, Any], table_id: str) -> Response:
         """War (the raise, and any war tie bet, leave the wallet now) or surrender on the
-        shared round's tie, within its decision window. A decision is final."""
+        shared round's tie, within its decision window. A decision is final. At a seamless
+        operator the raise is a ``raise`` debit of its wallet: refused or unanswered (503
+        wallet_unavailable, rolled back), the player may still decide until the deadline."""
         player_id = acting_player_id()
         game_sessions.check_table(current_principal().session_table_id, table_id)
         return idempotency.respond(
