@@ -28,6 +28,7 @@ from .shared_seamless_helpers import (  # noqa: F401  (the fixture)
     SharedSeamless,
     shared_seamless_fixture,
 )
+from .test_concurrency import run_threads
 
 
 def _rules(table: SharedSeamless) -> TableRules:
@@ -422,3 +423,64 @@ def test_an_unanswered_bet_is_rolled_back_and_takes_no_part(
     _close_and_settle(table)
     assert table.operator_balance("alice") > FUNDS
     assert table.mirror(alice) == [("EUR", 0)]
+
+
+class _ForgetfulRollbacks:
+    """A wallet that answers every rollback as if it had never seen the bet."""
+
+    def __init__(self, real: WalletCalls) -> None:
+        self.real = real
+
+    def send(self, call: Call, timeout_ms: int | None = None) -> Outcome:
+        if call.endpoint.value == "rollback":
+            return Outcome(call, "r-1", Status.TRANSACTION_NOT_FOUND, definite=True)
+        return self.real.send(call, timeout_ms)
+
+
+def test_a_void_bet_the_wallet_says_it_never_saw_needs_attention(
+    shared_seamless: SharedSeamless,
+) -> None:
+    """TRANSACTION_NOT_FOUND ends the rollback of a bet of unknown outcome; for a bet the
+    wallet answered OK, the books disagree: a person must look (the refund stays owed)."""
+    table = shared_seamless
+    alice = table.launch("alice")
+    table.to_round("player")
+    assert table.bet(alice, 100).status_code == 201
+    real = wallet_clients._client
+    wallet_clients.use_factory(
+        lambda operator, secrets: _ForgetfulRollbacks(real(operator, secrets))
+    )
+    try:
+        _void(table)
+    finally:
+        wallet_clients.use_factory(None)
+    rollback = table.calls(alice)[-1]
+    assert (rollback.endpoint, rollback.state) == ("rollback", NEEDS_ATTENTION)
+    assert table.mirror(alice) == [("EUR", 100)]
+    assert _summary(table)["needs_attention"] == {"count": 1, "amount": 100}
+
+
+def test_racing_decisions_debit_one_raise(shared_seamless: SharedSeamless) -> None:
+    """War sent several times at once (other keys): the operator's wallet hears one raise;
+    the others find the decision made before anything is debited."""
+    table = shared_seamless
+    alice = table.launch("alice")
+    table.to_round("tie")
+    assert table.bet(alice, 100).status_code == 201
+    table.clock.advance(seconds=10)
+    table.dealer.run()
+
+    def send(_: int) -> int:
+        response = table.app.test_client().post(
+            f"{ROUND}/decision",
+            json={"action": "war"},
+            headers={**alice.auth, "Idempotency-Key": new_key()},
+        )
+        return int(response.status_code)
+
+    assert sorted(run_threads(4, send)) == [200, 409, 409, 409]
+    assert table.operator_balance("alice") == FUNDS - 200
+    assert [(c.call.get("kind"), c.state) for c in table.calls(alice)] == [
+        ("deal", OK),
+        ("raise", OK),
+    ]

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from flask import Flask
 from sqlalchemy import text
 
 from casino.engine.casino_war import Decision, HandDecision, TableRules
@@ -16,6 +17,7 @@ from casino.engine.shared import SharedBet, settle_bet
 from .helpers import Api, Player, assert_problem, audit_database, new_key
 from .protection_helpers import Clock
 from .shared_helpers import DriveDealer, create_shared_table
+from .test_concurrency import run_threads
 
 ROUND = "/api/v1/tables/live/round"
 
@@ -289,3 +291,29 @@ def test_a_war_tie_bet_where_the_table_offers_none(
     )
     assert_problem(answer, 422, "invalid_bet")
     assert capi.balance(warrior) == 100_000 - 100
+
+
+def test_concurrent_bets_of_one_player_add_up(
+    capi: Api, clocked_app: Flask, clock: Clock, dealer: DriveDealer
+) -> None:
+    """Bets of one player racing on one round (other keys): each reads the round's bet
+    after the one before it committed (the wallet is locked first), so every stake is in
+    the bet and nothing is debited twice or lost."""
+    create_shared_table(capi)
+    (someone,) = _players(capi, 1)
+    dealer.run()
+    assert _bet(capi, someone, 100).status_code == 201
+
+    def send(_: int) -> int:
+        response = clocked_app.test_client().post(
+            f"{ROUND}/bets",
+            json={"ante": 100, "tie_bet": 0},
+            headers={**someone.auth, "Idempotency-Key": new_key()},
+        )
+        return int(response.status_code)
+
+    assert run_threads(6, send) == [201] * 6
+    mine = capi.get(ROUND, auth=someone.auth).get_json()["my_bet"]
+    assert mine["ante"] == 700 and len(mine["transaction_ids"]) == 7
+    assert capi.balance(someone) == 100_000 - 700
+    assert audit_database(capi_url(capi)).ok

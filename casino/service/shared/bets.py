@@ -73,13 +73,16 @@ def place_bet(
         raise _no_round()
     now = uow.now()
     rules = shared_rules(record, _rules_of(uow, record, state).to_dict())
+    wallets = money.wallet_for(uow)
+    # The wallet before the round's bet: another bet of the player's in flight commits
+    # first and this one then adds to it; read before, both would add to the same sum
+    # (a stake debited and lost from the bet, or a second row refused after the debit).
+    wallet = wallets.lock(uow, player_id, table.currency)
     existing = uow.shared.bet(table_id, state.shoe, state.round, player_id)
     accepted = accept_bet(
         rules, state, now, _engine_bet(existing, player_id), player_id, ante, tie_bet
     )
     guard = protection_guard(uow, player_id, table.currency, ante + tie_bet, now)
-    wallets = money.wallet_for(uow)
-    wallet = wallets.lock(uow, player_id, table.currency)
     ref = money.reference(table_id, state.shoe, state.round)
     moved, tx_id, shown = wallets.debit(
         uow, wallet, player_id, table.currency, ante + tie_bet, money.STAKE, ref, now
@@ -151,13 +154,17 @@ def decide(
 ) -> dict[str, Any]:
     """War (debits the raise and any war tie bet now) or surrender, within the decision
     window; a decision is final."""
-    require_table(uow, table_id)
+    table = require_table(uow, table_id)
     record = uow.shared.hold_for_bet(table_id)
     if record is None:
         raise Conflict("this table does not deal shared rounds", code="table_not_shared")
     state = _state(record)
     if state is None:
         raise _not_awaiting()
+    wallets = money.wallet_for(uow)
+    # The wallet before the bet, as for a bet: a second decision in flight then finds the
+    # first made, before its raise is debited.
+    wallet = wallets.lock(uow, player_id, table.currency)
     bet = uow.shared.bet(table_id, state.shoe, state.round, player_id)
     if bet is None:
         raise _not_awaiting()
@@ -176,8 +183,6 @@ def decide(
     )
     assert decided.decision is not None
     choice = decided.decision.action
-    wallets = money.wallet_for(uow)
-    wallet = wallets.lock(uow, player_id, bet.currency)
     balance = wallets.known_balance(uow, None if wallet is None else wallet.state.balance)
     tx_ids = list(bet.transaction_ids)
     if choice is Decision.WAR:
