@@ -484,3 +484,23 @@ def test_racing_decisions_debit_one_raise(shared_seamless: SharedSeamless) -> No
         ("deal", OK),
         ("raise", OK),
     ]
+
+
+def test_racing_first_bets_of_a_new_player_add_up(shared_seamless: SharedSeamless) -> None:
+    """A player's first bets, at once: the ledger's mirror wallet does not exist yet, and
+    is made before the wallet is called, so the bets still come one after the other."""
+    table = shared_seamless
+    alice = table.launch("alice")
+    table.to_round("player")
+
+    def send(_: int) -> int:
+        response = table.app.test_client().post(
+            f"{ROUND}/bets",
+            json={"ante": 100, "tie_bet": 0},
+            headers={**alice.auth, "Idempotency-Key": new_key()},
+        )
+        return int(response.status_code)
+
+    assert run_threads(4, send) == [201] * 4
+    assert table.api.get(ROUND, auth=alice.auth).get_json()["my_bet"]["ante"] == 400
+    assert table.operator_balance("alice") == FUNDS - 400

@@ -77,7 +77,7 @@ def place_bet(
     # The wallet before the round's bet: another bet of the player's in flight commits
     # first and this one then adds to it; read before, both would add to the same sum
     # (a stake debited and lost from the bet, or a second row refused after the debit).
-    wallet = wallets.lock(uow, player_id, table.currency)
+    wallet = wallets.lock(uow, player_id, table.currency, create=True)
     existing = uow.shared.bet(table_id, state.shoe, state.round, player_id)
     accepted = accept_bet(
         rules, state, now, _engine_bet(existing, player_id), player_id, ante, tie_bet

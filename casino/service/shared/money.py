@@ -50,8 +50,13 @@ class SharedMoney:
     """A shared bet's ledger transactions; where the money is (a ledger wallet or the
     operator's) is the seam's (player_wallets.wallet_of)."""
 
-    def lock(self, uow: UnitOfWork, player_id: str, currency: str) -> Wallet | None:
-        return uow.ledger.lock_wallet(player_id, currency)
+    def lock(
+        self, uow: UnitOfWork, player_id: str, currency: str, *, create: bool = False
+    ) -> Wallet | None:
+        """The player's ledger wallet, locked until commit (``create``: made if missing, so
+        that even a player's first bets take turns before any wallet is called; a refused
+        bet rolls it back)."""
+        return uow.ledger.lock_wallet(player_id, currency, create=create)
 
     def _move(
         self,
