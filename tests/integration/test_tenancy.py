@@ -202,6 +202,7 @@ NEEDS_AN_OPERATOR: dict[str, Call] = {
     "wallet_calls.claim": lambda u: u.wallet_calls.claim(ID, NOW, timedelta(seconds=5)),
     "wallet_calls.claim_due": lambda u: u.wallet_calls.claim_due(NOW, timedelta(seconds=5), 5),
     "wallet_calls.pending_for_round": lambda u: u.wallet_calls.pending_for_round(ID),
+    "wallet_calls.of_round": lambda u: u.wallet_calls.of_round(ID, ID),
     "wallet_calls.count_needing_attention": lambda u: u.wallet_calls.count_needing_attention(),
     "wallet_calls.day_summary": lambda u: u.wallet_calls.day_summary(NOW, NOW),
     "wallet_calls.day_calls": lambda u: list(u.wallet_calls.day_calls(NOW, NOW)),
