@@ -14,9 +14,12 @@ from flask import Flask
 
 from casino.api.database import EXTENSION_KEY
 from casino.engine.shared import ShoeRound
+from casino.service.reconciliation import compare, read_theirs
+from casino.service.wallet_outbox import run_once
 from casino.store.uow import UnitOfWork
 from casino.store.wallet_call_records import WalletCallRecord
 from casino.wallet.demo import DemoWalletServer, build_server
+from casino.wallet.demo.server import csv_text
 
 from .helpers import Api, Player, new_key
 from .protection_helpers import Clock
@@ -86,6 +89,54 @@ class SharedSeamless:
             self.clock.advance(seconds=15)
             self.dealer.run()
         raise AssertionError(f"no round won by {winner} in 300")
+
+
+def close_and_settle(table: SharedSeamless) -> list[str]:
+    """Betting closed, the cards, any decision window and war: the round settled."""
+    table.clock.advance(seconds=10)
+    steps = table.dealer.run()
+    for _ in range(3):  # a tie: the decision window, then the war
+        if "settle" in steps:
+            break
+        table.clock.advance(seconds=10)
+        steps += table.dealer.run()
+    assert "settle" in steps, steps
+    return steps
+
+
+def reconciliation(table: SharedSeamless) -> dict[str, Any]:
+    """The operator's reconciliation of the test's day, in EUR."""
+    day = table.clock.now.date().isoformat()
+    path = f"/api/v1/operators/acme/reconciliation?date={day}"
+    answer = table.api.get(path, auth=table.auth)
+    assert answer.status_code == 200, answer.get_json()
+    (eur,) = answer.get_json()["currencies"]
+    return dict(eur)
+
+
+def agrees_with_wallet(table: SharedSeamless) -> None:
+    """Our calls of the day against the wallet's own records: no difference."""
+    rows = table.wallet.wallet.store.export_rows()
+    theirs = read_theirs(csv_text(rows).splitlines())
+    with table.uow() as uow:
+        assert compare(uow, table.clock.now.date().isoformat(), theirs) == []
+
+
+def void_round(table: SharedSeamless) -> list[str]:
+    """No dealer for 6 minutes: the round taking bets or decisions is void."""
+    table.clock.advance(minutes=6)
+    steps = table.dealer.run()
+    assert "void" in steps, steps
+    return steps
+
+
+def run_worker(table: SharedSeamless) -> int:
+    """One pass of ``casino wallet-worker`` on the test's clock; the calls it sent."""
+
+    def open_uow(operator: str | None) -> UnitOfWork:
+        return table.dealer.database.unit_of_work(operator)
+
+    return run_once(open_uow)
 
 
 @pytest.fixture(name="shared_seamless")
