@@ -74,6 +74,11 @@ class SharedSeamless:
             found = list(uow.wallet_calls.day_calls(EVER[0], EVER[1]))
         return [c for c in found if c.player_id == who.id]
 
+    def call_states(self) -> dict[str, int]:
+        """How many of the operator's wallet calls are in each state."""
+        with self.uow() as uow:
+            return {state: n for (_operator, state), n in uow.wallet_calls.states().items()}
+
     def mirror(self, who: Player) -> list[tuple[str, int]]:
         with self.uow() as uow:
             return uow.ledger.balances(who.id)

@@ -106,9 +106,8 @@ def test_a_refused_debit_writes_nothing(shared_seamless: SharedSeamless) -> None
     assert table.operator_balance("poor") == 50
     view = table.api.get(ROUND, auth=poor.auth).get_json()
     assert view["my_bet"] is None and view["bettors"] == 0
-    with table.uow() as uow:
-        assert uow.wallet_calls.states() == {}
-        assert uow.ledger.balances(poor.id) == []
+    assert table.call_states() == {}
+    assert table.mirror(poor) == []
 
 
 def test_a_war_debits_the_raise_and_a_refused_raise_can_still_surrender(

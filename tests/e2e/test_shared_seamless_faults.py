@@ -37,8 +37,7 @@ def test_the_worker_sends_the_rollbacks_and_wins_the_dealer_could_not(
     assert table.bet(alice, 100).status_code == 201
     table.wallet.faults.plan = FaultPlan.parse("error=1")
     close_and_settle(table)  # the win's first attempt fails
-    with table.uow() as uow:
-        assert uow.wallet_calls.states() == {OK: 1, PENDING: 1}
+    assert table.call_states() == {OK: 1, PENDING: 1}
     assert_problem(table.bet(alice, 100), 409, "betting_closed")
     table.wallet.faults.plan = FaultPlan.parse("")
     table.clock.advance(seconds=5)  # the retry falls due after 1 s
@@ -60,8 +59,7 @@ def test_the_worker_sends_the_rollbacks_and_wins_the_dealer_could_not(
     assert (rollback.state, rollback.attempts) == (OK, 2)
     assert table.operator_balance("alice") == before + 100
     assert table.mirror(alice) == [("EUR", 0)]
-    with table.uow() as uow:
-        assert uow.wallet_calls.states() == {OK: 4}  # bet, win, bet, rollback
+    assert table.call_states() == {OK: 4}  # bet, win, bet, rollback
     summary = reconciliation(table)
     assert summary["pending"] == {"count": 0, "amount": 0}
     assert summary["rollbacks"] == {"count": 1, "amount": 100}
@@ -133,8 +131,7 @@ def test_a_settlement_waiting_for_a_rollback_does_not_stop_the_dealer(
         _war_unanswered(table, alice)
     finally:
         table.wallet.faults.plan = FaultPlan.parse("")
-    with table.uow() as uow:
-        assert uow.wallet_calls.states() == {OK: 1, UNKNOWN: 1, PENDING: 1}
+    assert table.call_states() == {OK: 1, UNKNOWN: 1, PENDING: 1}
     table.clock.advance(seconds=10)
     dealer = Dealer(table.dealer.database, holder="test")
     dealer.renew()
@@ -147,8 +144,7 @@ def test_a_settlement_waiting_for_a_rollback_does_not_stop_the_dealer(
     dealer.run_table("acme", "live")
     assert table.dealer.state()["phase"] == "settled"
     assert table.operator_balance("alice") == FUNDS - 50
-    with table.uow() as uow:
-        assert NEEDS_ATTENTION not in uow.wallet_calls.states()
+    assert NEEDS_ATTENTION not in table.call_states()
     dealer.release()
 
 

@@ -1,7 +1,7 @@
 """A wallet call's round id as long as the protocol allows (200)
 
-Revision ID: 0023
-Revises: 0022
+Revision ID: 0024
+Revises: 0023
 
 A shared table's bettor plays round ``shared:<table>:<shoe>:<round>:<player>`` at the
 operator's wallet (casino.service.shared.money.wallet_round), longer than a private
@@ -16,8 +16,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0023"
-down_revision: str | None = "0022"
+revision: str = "0024"
+down_revision: str | None = "0023"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
