@@ -20,11 +20,14 @@ import pytest
 from flask import Flask
 from sqlalchemy import create_engine, text
 
+import config
+from casino import create_app
 from casino.api import hot_path
+from casino.api.database import EXTENSION_KEY
 from casino.engine.casino_war import HandBet, TableRound, deal_casino_war
 from casino.engine.fairness import commitment
 
-from .helpers import Api, Player, new_key
+from .helpers import Api, Player, make_config, new_key
 from .test_table_rounds import EVO, EVO_RULES
 
 SERVER_SEED = bytes(range(32))
@@ -404,3 +407,49 @@ def test_the_hot_path_answers_as_flask_does(
     # A plain success was the hot path's own finish; anything else Flask's.
     plain = hot.status_code in (200, 201) and hot.mimetype == "application/json"
     assert (hot.headers["X-Request-Id"] in hot_finishes) == plain
+
+
+CORS_ORIGIN = "http://games.example:8080"
+
+
+@pytest.fixture
+def cors_tables(database_url: str) -> Iterator[tuple[Flask, Api]]:
+    """An app with CORS configured (flask-cors' after-request function), its client sending
+    an allowed ``Origin`` on every request."""
+    application = create_app(make_config(database_url, CASINO_CORS_ORIGINS=[CORS_ORIGIN]))
+    client = application.test_client()
+    client.environ_base["HTTP_ORIGIN"] = CORS_ORIGIN
+    api = Api(client)
+    api.create_table("classic")
+    api.create_table("evo", **EVO)
+    yield application, api
+    application.extensions[EXTENSION_KEY].engine.dispose()
+
+
+@pytest.mark.parametrize(
+    "name", ["one hand", "a replay", "an unknown table", "decide {'action': 'war'}"]
+)
+def test_with_cors_flask_finishes_every_answer(
+    database_url: str, cors_tables: tuple[Flask, Api], hot_finishes: list[str], name: str
+) -> None:
+    """Other after-request functions than the four the hot path knows (here flask-cors'):
+    the hot path still dispatches, and Flask finishes every answer, CORS headers included."""
+    application, api = cors_tables
+    hot = _run(application, api, database_url, name, hot=True)
+    cold = _run(application, api, database_url, name, hot=False)
+    assert hot_finishes == []
+    assert hot.headers["Access-Control-Allow-Origin"] == CORS_ORIGIN
+    assert "Origin" in hot.headers["Vary"]
+    assert (hot.status_code, _headers(hot), _body(hot)) == (
+        cold.status_code,
+        _headers(cold),
+        _body(cold),
+    )
+
+
+def test_the_switch_is_read_from_the_environment() -> None:
+    assert config.BaseConfig.HOT_PATH is True
+    assert config.BaseConfig.load({"CASINO_HOT_PATH": "0"})["HOT_PATH"] is False
+    assert config.BaseConfig.load({"CASINO_HOT_PATH": "off"})["HOT_PATH"] is False
+    assert config.BaseConfig.load({"CASINO_HOT_PATH": "1"})["HOT_PATH"] is True
+    assert "HOT_PATH" not in config.BaseConfig.load({})
