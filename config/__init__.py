@@ -268,6 +268,9 @@ class BaseConfig:
     LOG_LEVEL = "INFO"
     # One JSON line per request on stderr (casino.api.observability).
     REQUEST_LOG = True
+    # A bet and a decision answered by casino.api.hot_path (same views, same answers, less of
+    # Flask's per-request work); read per request, so a test may turn it off and on.
+    HOT_PATH = True
     # Addresses (IPs, CIDR ranges) that may scrape /metrics without an operator token.
     METRICS_ALLOW: tuple[Any, ...] = ()
 
@@ -342,6 +345,13 @@ class BaseConfig:
             )
         if environ.get("CASINO_METRICS_ALLOW", "").strip():
             settings["METRICS_ALLOW"] = _networks(environ["CASINO_METRICS_ALLOW"])
+        if environ.get("CASINO_HOT_PATH", "").strip():
+            settings["HOT_PATH"] = environ["CASINO_HOT_PATH"].strip().lower() not in (
+                "0",
+                "false",
+                "no",
+                "off",
+            )
         return settings
 
 

@@ -28,6 +28,7 @@ from casino.api import (
     security_headers,
     throttling,
 )
+from casino.api.hot_path import HotPath
 from casino.api.json_body import require_json_media_type
 from casino.api.logging_filters import install as install_log_filters
 from casino.api.openapi import CasinoApi, register_security
@@ -68,6 +69,8 @@ def build(config: str | type | None = None) -> Flask:
     # Trailing-slash redirects would turn a POST into a confusing 308; be exact instead.
     app.url_map.strict_slashes = True
 
+    # Innermost: the body deadline and the proxy's address apply to the hot path as well.
+    app.wsgi_app = HotPath(app, app.wsgi_app)  # type: ignore[method-assign]
     app.wsgi_app = BodyReadDeadline(  # type: ignore[method-assign]
         app.wsgi_app, float(app.config.get("CLIENT_BODY_TIMEOUT") or 0)
     )

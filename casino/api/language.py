@@ -12,7 +12,8 @@ from flask.wrappers import Response
 
 from casino.i18n import DEFAULT_LANGUAGE, negotiate
 
-_USED = "content_language"
+#: On ``flask.g``: the language a text of the response used (read by the hot path too).
+USED = _USED = "content_language"
 
 
 def request_language() -> str:

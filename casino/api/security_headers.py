@@ -34,5 +34,12 @@ def _add_headers(response: Response) -> Response:
     return response
 
 
+#: What ``_add_headers`` adds, in its order, to a response that set none of these itself
+#: (over plain HTTP, then over HTTPS): the hot path (casino.api.hot_path) appends them as they are.
+PLAIN_RESPONSE = (*HEADERS.items(), ("Cache-Control", "no-store"))
+PLAIN_SECURE_RESPONSE = (*PLAIN_RESPONSE, ("Strict-Transport-Security", HSTS))
+NAMES = frozenset(name for name, _ in PLAIN_SECURE_RESPONSE)
+
+
 def init_app(app: Flask) -> None:
     app.after_request(_add_headers)
