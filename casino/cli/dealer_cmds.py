@@ -4,13 +4,14 @@ events``: the event server that pushes their events to followers."""
 from __future__ import annotations
 
 import logging
+import os
 import signal
 import sys
 import threading
 
 import click
 
-from casino.cli.ops_cmds import _db_option, _url
+from casino.cli.ops_cmds import _db_option, _url, parse_duration
 
 
 @click.command("dealer")
@@ -20,7 +21,8 @@ from casino.cli.ops_cmds import _db_option, _url
 def dealer(url: str | None, max_tables: int, name: str | None) -> None:
     """Deal the shared tables this process holds: a lease per table in the database (one
     dealer per table); tables of a dealer that died are taken over within seconds and
-    continue from their stored state. Stops on SIGTERM/SIGINT, releasing its tables."""
+    continue from their stored state. A thread sends the seamless wallet calls its rounds
+    queue (as ``casino wallet-worker`` does). Stops on SIGTERM/SIGINT, releasing its tables."""
     from casino.service.shared.runner import Dealer
     from casino.store.database import Database
 
@@ -30,10 +32,18 @@ def dealer(url: str | None, max_tables: int, name: str | None) -> None:
     stop = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stop.set())
+    window = parse_duration(os.environ.get("CASINO_WALLET_RETRY_WINDOW", "24h"))
     database = Database.open(_url(url))
+    dealing = Dealer(database, holder=name, max_tables=max_tables)
+    sender = threading.Thread(
+        target=dealing.send_wallet_calls, args=(stop, window), name="wallet-calls", daemon=True
+    )
+    sender.start()
     try:
-        Dealer(database, holder=name, max_tables=max_tables).run(stop)
+        dealing.run(stop)
     finally:
+        stop.set()
+        sender.join(timeout=10)
         database.dispose()
 
 
@@ -44,8 +54,6 @@ def events(host: str, port: int) -> None:
     """Serve GET /api/v1/tables/{id}/events as Server-Sent Events from one asyncio loop:
     idle followers cost a socket and a queue each, no thread (docs/shared-tables.md). The
     configuration (database, tokens) is the API's: CASINO_ENV, default development."""
-    import os
-
     from casino.api.events_server import serve_events
 
     logging.basicConfig(stream=sys.stderr, level=logging.INFO)

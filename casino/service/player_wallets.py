@@ -271,11 +271,7 @@ class OperatorWallet:
             round_id=round_id,
             amount=paid,
         )
-        now = uow.now()
-        uow.wallet_calls.add(
-            _record(player_id, win, PENDING, now, lease_until=now + lease(self.settings.timeout_ms))
-        )
-        uow.after_commit.append(lambda: send_now(uow, win.transaction_id))
+        self._queue(uow, player_id, win)
 
     def refund(
         self, uow: UnitOfWork, round_id: str, player_id: str, currency: str, staked: int
@@ -297,21 +293,20 @@ class OperatorWallet:
                 f"round {round_id}: the wallet was debited "
                 f"{sum(c.amount for c in debited)}, the round staked {staked}"
             )
-        now = uow.now()
         for call in debited:
             bet = from_record(call.call)
             assert isinstance(bet, Bet)
-            rollback = rollback_of(bet)
-            uow.wallet_calls.add(
-                _record(
-                    player_id,
-                    rollback,
-                    PENDING,
-                    now,
-                    lease_until=now + lease(self.settings.timeout_ms),
-                )
-            )
-            uow.after_commit.append(partial(send_now, uow, rollback.transaction_id))
+            self._queue(uow, player_id, rollback_of(bet))
+
+    def _queue(self, uow: UnitOfWork, player_id: str, call: Win | Rollback) -> None:
+        """Queue ``call`` in this transaction; sent after the commit by this unit of work
+        (leased to it meanwhile) or, where it leaves its calls to the worker, due at once."""
+        now = uow.now()
+        inline = uow.wallet_calls_inline
+        due = now + lease(self.settings.timeout_ms) if inline else now
+        uow.wallet_calls.add(_record(player_id, call, PENDING, now, lease_until=due))
+        if inline:
+            uow.after_commit.append(partial(send_now, uow, call.transaction_id))
 
     def shown_balance(self, taken: Taken | None, ledger_balance: int) -> int:
         # The operator's balance after the debit, plus what the rounds owe the player and

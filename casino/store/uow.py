@@ -92,6 +92,10 @@ class UnitOfWork:
         #: is some of them, or (None) all of them.
         self.deployment_currencies = frozenset(currencies)
         self.tenancy = Tenancy(operator)
+        #: Who sends the seamless wallet calls (wins, rollbacks) this unit of work queues:
+        #: itself, right after its commit (a request), or the outbox worker, due at once
+        #: (the dealer: a slow wallet must not hold a table's clock or its lease).
+        self.wallet_calls_inline = True
 
     def now(self) -> datetime:
         return self.clock()

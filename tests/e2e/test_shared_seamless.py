@@ -11,7 +11,9 @@ from casino.audit_export import casino_audit_export as verifier
 from casino.engine.casino_war import Decision, HandDecision, TableRules
 from casino.engine.casino_war.rules import from_shown
 from casino.engine.shared import SharedBet, settle_bet
-from casino.store.wallet_call_records import OK
+from casino.service.shared.runner import Dealer
+from casino.service.wallet_outbox import run_once
+from casino.store.wallet_call_records import OK, PENDING
 
 from .helpers import assert_problem, audit_database
 from .seamless_helpers import FUNDS
@@ -202,3 +204,31 @@ def test_the_export_verifier_accepts_a_seamless_shared_table(
     )
     assert summary["ok"], [c for c in summary["checks"] if not c["ok"]]
     assert summary["counts"]["shared_bet"] == 2
+
+
+def test_the_dealer_leaves_its_wallet_calls_to_the_worker(
+    shared_seamless: SharedSeamless, database_url: str
+) -> None:
+    """``casino dealer``'s own loop (runner.Dealer) queues each win due at once instead of
+    sending it after its commit, so a slow wallet holds the sending thread, never the
+    table's clock; the outbox loop (the dealer's thread, or any wallet-worker) sends them."""
+    table = shared_seamless
+    alice = table.launch("alice")
+    _, dealt = table.to_round("player")
+    assert table.bet(alice, 100).status_code == 201
+    dealer = Dealer(table.dealer.database, holder="test-dealer")
+    for _ in range(6):  # betting closes, the cards, the settlement (the lease renewed first)
+        table.clock.advance(seconds=10)
+        dealer.renew()
+        dealer.run_table("acme", "live")
+        if any(c.endpoint == "win" for c in table.calls(alice)):
+            break
+    [win] = [c for c in table.calls(alice) if c.endpoint == "win"]
+    assert win.state == PENDING and win.attempts == 0
+    assert win.next_attempt_at is not None and win.next_attempt_at <= table.clock.now
+    assert table.operator_balance("alice") == FUNDS - 100  # nothing sent yet
+    assert run_once(table.dealer.database.unit_of_work) == 1
+    expected = settle_bet(_rules(table), dealt, SharedBet(alice.id, 100, 0))
+    assert table.operator_balance("alice") == FUNDS + expected.net
+    assert all(c.state == OK for c in table.calls(alice))
+    assert audit_database(database_url).ok

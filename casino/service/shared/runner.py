@@ -19,6 +19,7 @@ from datetime import datetime, timedelta
 
 from casino.service.errors import WalletUnavailable
 from casino.service.shared.dealer import Done, LostTable, advance
+from casino.service.wallet_outbox import RETRY_WINDOW, run_once
 from casino.store.database import Database
 from casino.store.errors import DBAPIError
 
@@ -71,6 +72,9 @@ class Dealer:
         for _ in range(BURST):
             try:
                 with self.database.unit_of_work(operator=operator) as uow:
+                    # Wins and rollbacks go to the outbox, due at once (send_wallet_calls
+                    # sends them): a slow wallet holds that thread, not the table's clock.
+                    uow.wallet_calls_inline = False
                     done: Done = advance(uow, table, self.holder)
                     if done.idle:
                         return done.due_at
@@ -101,6 +105,21 @@ class Dealer:
             if due is not None:
                 wake = min(wake, max(0.0, (due - now).total_seconds()))
         return max(0.01, min(wake, RENEW))
+
+    def send_wallet_calls(
+        self, stop: threading.Event, window: timedelta = RETRY_WINDOW, every: float = 0.1
+    ) -> None:
+        """The outbox worker's loop (``wallet_outbox.run_once``) until ``stop``: the wins and
+        rollbacks this dealer queues go out at once, each slow answer holding this thread
+        only. Any ``casino wallet-worker`` sends them as well (a call is leased to one)."""
+        while not stop.is_set():
+            try:
+                sent = run_once(self.database.unit_of_work, window=window)
+            except DBAPIError:
+                logger.warning("sending wallet calls: database error; retrying", exc_info=True)
+                sent = 0
+            if not sent:
+                stop.wait(every)
 
     def run(self, stop: Callable[[], bool] | threading.Event | None = None) -> None:
         stopped = stop.is_set if isinstance(stop, threading.Event) else stop or (lambda: False)
