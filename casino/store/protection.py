@@ -217,6 +217,23 @@ class ProtectionStore(Repository):
         query = query.order_by(_LIMITS.c.currency, _LIMITS.c.kind, _LIMITS.c.period)
         return [_limit(row._mapping) for row in self.session.execute(query)]
 
+    def limits_of(
+        self, player_ids: Sequence[str], kinds: Sequence[str]
+    ) -> dict[tuple[str, str], list[LimitRecord]]:
+        """The ``kinds`` limits of many players in one statement, by (player, currency)."""
+        found: dict[tuple[str, str], list[LimitRecord]] = {}
+        if not player_ids:
+            return found
+        query = select(_LIMITS).where(
+            _LIMITS.c.player_id.in_(sorted(set(player_ids))),
+            _LIMITS.c.kind.in_(list(kinds)),
+            self.owned_player(_LIMITS.c.player_id),
+        )
+        for row in self.session.execute(query):
+            record = _limit(row._mapping)
+            found.setdefault((record.player_id, record.currency), []).append(record)
+        return found
+
     def put_limit(self, record: LimitRecord, *, new: bool) -> None:
         values = asdict(record)
         self.tenancy.require()

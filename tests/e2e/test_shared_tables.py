@@ -15,7 +15,7 @@ from casino.engine.casino_war.rules import from_shown
 from casino.engine.shared import SharedBet, settle_bet
 
 from .helpers import Api, Player, assert_problem, audit_database, new_key
-from .protection_helpers import Clock
+from .protection_helpers import Clock, money_limit, set_limits
 from .shared_helpers import DriveDealer, create_shared_table
 from .test_concurrency import run_threads
 
@@ -316,4 +316,42 @@ def test_concurrent_bets_of_one_player_add_up(
     mine = capi.get(ROUND, auth=someone.auth).get_json()["my_bet"]
     assert mine["ante"] == 700 and len(mine["transaction_ids"]) == 7
     assert capi.balance(someone) == 100_000 - 700
+    assert audit_database(capi_url(capi)).ok
+
+
+def _loss_used(capi: Api, who: Player) -> int:
+    limits = capi.get(f"/api/v1/players/{who.id}/limits", auth=capi.operator_auth).get_json()
+    found = money_limit(limits, "loss", "day")
+    assert found is not None
+    return int(found["used"])
+
+
+def test_a_win_lowers_the_loss_counted_against_the_limit(
+    capi: Api, clock: Clock, dealer: DriveDealer
+) -> None:
+    """A shared stake counts as its possible loss when placed; what the settlement returns
+    lowers the period's loss again, as a private round's net does: a player who won may
+    stake again under a loss limit the two stakes together would pass."""
+    create_shared_table(capi)
+    [winner] = _players(capi, 1)
+    set_limits(capi, winner, {"currency": "EUR", "loss": {"day": 1_000}})
+    dealer.run()
+    for _ in range(300):
+        state = dealer.state()
+        dealt = dealer.shoe(state["shoe"]).round(state["round"])
+        if state["phase"] == "betting" and dealt.winner == "player":
+            break
+        clock.advance(seconds=15)
+        dealer.run()
+    else:
+        raise AssertionError("no round won by the player's card in 300")
+    assert _bet(capi, winner, 600).status_code == 201
+    assert _loss_used(capi, winner) == 600
+    clock.advance(seconds=10)
+    assert "settle" in dealer.run()
+    assert capi.balance(winner) == 100_000 + 600
+    # 600 staked, 1,200 returned: the day's loss is -600, so 600 more fits the 1,000.
+    assert _loss_used(capi, winner) == -600
+    state = _to_round_with(dealer, clock, tie=False)
+    assert _bet(capi, winner, 600).status_code == 201, state
     assert audit_database(capi_url(capi)).ok

@@ -169,6 +169,7 @@ NEEDS_AN_OPERATOR: dict[str, Call] = {
     "protection.ledger_totals": lambda u: u.protection.ledger_totals(ID, None, None),
     "protection.limit_changes": lambda u: u.protection.limit_changes(ID, None, 5),
     "protection.limits": lambda u: u.protection.limits(ID),
+    "protection.limits_of": lambda u: u.protection.limits_of([ID], ["loss"]),
     "protection.lock": lambda u: u.protection.lock(ID, NOW),
     "protection.put_limit": lambda u: u.protection.put_limit(_LIMIT, new=True),
     "protection.save": lambda u: u.protection.save(_PROTECTION),

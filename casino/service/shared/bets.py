@@ -145,6 +145,24 @@ def protection_guard(
     return count
 
 
+def count_returns(uow: UnitOfWork, returns: list[tuple[str, str, int, int]], now: datetime) -> None:
+    """What settled or voided bets gave back, counted against the bettors' limits: each of
+    ``returns`` is (player, currency, returned, un-wagered). A stake counts as its possible
+    loss when placed (``protection_guard``); what a win returns lowers the period's loss, as
+    a private round's net does, and a void also takes the stake off the wager. Never refused
+    (no risk): a settlement must always commit."""
+    returns = [r for r in returns if r[2] or r[3]]
+    if not returns:
+        return
+    kinds = [protection.LOSS, protection.WAGER]
+    limits = uow.protection.limits_of([player for player, *_ in returns], kinds)
+    for player_id, currency, returned, unwagered in returns:
+        rows = limits.get((player_id, currency))
+        if rows:
+            moves = {protection.LOSS: (-returned, 0), protection.WAGER: (-unwagered, 0)}
+            protection.count(uow, rows, moves, now)
+
+
 def decide(
     uow: UnitOfWork,
     player_id: str,

@@ -43,6 +43,7 @@ from casino.engine.shared import (
     void,
 )
 from casino.service.shared import money
+from casino.service.shared.bets import count_returns
 from casino.service.shared.tables import chain_of, shoe_of
 from casino.service.tables import require_table
 from casino.store.shared import REFUNDED, SETTLED, SharedBetRecord, SharedTableRecord
@@ -198,6 +199,7 @@ def _settle_batch(
     wallets = {w.id: uow.ledger.adopt(w) for w in uow.shared.lock_wallets(sorted(set(paying)))}
     adapter = money.wallet_for(uow)
     ref = money.reference(record.table_id, state.shoe, state.round)
+    count_returns(uow, [(b.player_id, b.currency, r.payouts.total, 0) for b, r in results], now)
     for bet, result in results:
         if result.bets.total != bet.staked:
             raise RuntimeError(f"bet {bet.id} staked {bet.staked}, its result {result.bets}")
@@ -244,6 +246,7 @@ def _void(
         }
         adapter = money.wallet_for(uow)
         ref = money.reference(record.table_id, state.shoe, state.round)
+        count_returns(uow, [(b.player_id, b.currency, b.staked, b.staked) for b in bets], now)
         for bet in bets:
             wallet = uow.ledger.adopt(wallets[bet.wallet_id])
             moved, tx_id = adapter.refund(
