@@ -192,6 +192,8 @@ _RAISED_CODES = (
     # service: operators (tenants) and the platform
     "operator_inactive",
     "operator_not_found",
+    "wallet_call_not_found",
+    "wallet_call_not_stuck",
     "duplicate_operator",
     "invalid_operator_id",
     "invalid_operator",

@@ -153,6 +153,32 @@ class WalletCallStore(Repository):
         )
         return [_record(row) for row in rows]
 
+    def in_state(self, state: str, limit: int) -> tuple[list[WalletCallRecord], int]:
+        """The oldest ``limit`` calls in ``state`` and how many there are in all."""
+        where = (_CALLS.c.state == state, self.owned(_CALLS.c.operator_id))
+        rows = self.session.execute(
+            select(*_COLUMNS)
+            .where(*where)
+            .order_by(_CALLS.c.created_at, _CALLS.c.transaction_id)
+            .limit(limit)
+        )
+        total = self.session.execute(select(func.count()).select_from(_CALLS).where(*where))
+        return [_record(row) for row in rows], int(total.scalar_one())
+
+    def reopen(self, transaction_id: str, now: datetime, lease: timedelta) -> bool:
+        """A call that needs attention pending again, leased to this sender until
+        ``now + lease`` (False: no such call of the operator, or not in that state)."""
+        changed = self.session.execute(
+            update(_CALLS)
+            .where(
+                _CALLS.c.transaction_id == transaction_id,
+                _CALLS.c.state == NEEDS_ATTENTION,
+                self.owned(_CALLS.c.operator_id),
+            )
+            .values(state=PENDING, next_attempt_at=now + lease, updated_at=now)
+        )
+        return bool(changed.rowcount)  # type: ignore[attr-defined]
+
     def count_needing_attention(self) -> int:
         return int(
             self.session.execute(

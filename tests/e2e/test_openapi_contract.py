@@ -576,13 +576,14 @@ def test_x_roles_is_what_the_service_enforces(
         "tx_id": 1,
         "session_id": "00000000-0000-4000-8000-000000000000",
         "operator_id": "default",
+        "transaction_id": "00000000-0000-4000-8000-000000000000",
         "index": 1,
     }
     tokens = {"operator": api.operator_auth, "player": funded.auth, "platform": api.platform_auth}
     secured = [
         (p, m, op) for p, m, op in operations(spec) if op.get("security") == [{"bearerAuth": []}]
     ]
-    assert len(secured) == 54  # 5 of them shared tables'
+    assert len(secured) == 56  # 5 of them shared tables'
     for path, method, operation in secured:
         url = path.format(**ids)
         anonymous = api.client.open(url, method=method.upper(), json={})

@@ -82,6 +82,7 @@ def test_every_operation_takes_exactly_the_scopes_the_spec_declares(
         "session_id": MISSING,
         "index": 1,
         "operator_id": "default",
+        "transaction_id": "00000000-0000-4000-8000-000000000000",
     }
     if kind == "configured":
         tokens = {"admin": OPERATOR_TOKEN, "support": SUPPORT_TOKEN, "auditor": AUDITOR_TOKEN}

@@ -42,6 +42,7 @@ MISSING = {
     "seq": "987654",
     "index": "1",
     "operator_id": "no-such-operator",
+    "transaction_id": MISSING_UUID,
 }
 #: Operations no operator's credential reaches: the platform's own.
 PLATFORM = {"listOperators", "createOperator", "getOperator", "updateOperator"}
@@ -66,6 +67,7 @@ BODIES: dict[str, Any] = {
     "acknowledgeRealityCheck": {},
     "placeSharedBet": {"ante": 100},
     "decideSharedRound": {"action": "surrender"},
+    "retryWalletCall": {},
 }
 #: Query parameters a path operation needs besides its id.
 PATH_QUERIES: dict[str, dict[str, str]] = {
@@ -161,6 +163,8 @@ class World:
             "seq": str(len(self.mine.checkpoint_hashes)),
             "index": "1",
             "operator_id": "default",
+            # The default operator (transfer wallets) makes no wallet calls: any id is its.
+            "transaction_id": "00000000-0000-4000-8000-00000000beef",
         }
 
 

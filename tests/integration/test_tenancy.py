@@ -205,6 +205,8 @@ NEEDS_AN_OPERATOR: dict[str, Call] = {
     "wallet_calls.pending_for_round": lambda u: u.wallet_calls.pending_for_round(ID),
     "wallet_calls.of_round": lambda u: u.wallet_calls.of_round(ID, ID),
     "wallet_calls.count_needing_attention": lambda u: u.wallet_calls.count_needing_attention(),
+    "wallet_calls.in_state": lambda u: u.wallet_calls.in_state("needs_attention", 5),
+    "wallet_calls.reopen": lambda u: u.wallet_calls.reopen(ID, NOW, timedelta(seconds=1)),
     "wallet_calls.day_summary": lambda u: u.wallet_calls.day_summary(NOW, NOW),
     "wallet_calls.day_calls": lambda u: list(u.wallet_calls.day_calls(NOW, NOW)),
     "wallet_calls.operator_session": lambda u: u.wallet_calls.operator_session(ID),

@@ -11,8 +11,10 @@ import pytest
 from sqlalchemy.orm import Session, sessionmaker
 
 from casino.service import wallet_clients
+from casino.service.errors import Conflict, NotFound
 from casino.service.operators import create_operator
 from casino.service.players import create_player
+from casino.service.stuck_calls import retry_call, stuck_calls
 from casino.service.wallet_outbox import run_once
 from casino.store.uow import UnitOfWork
 from casino.store.wallet_call_records import NEEDS_ATTENTION, OK, PENDING, WalletCallRecord
@@ -147,6 +149,36 @@ def test_needs_attention_after_the_retry_window(
     assert state == NEEDS_ATTENTION and 5 <= attempts <= 7
     with open_uow("acme") as uow:  # type: ignore[operator]
         assert uow.wallet_calls.count_needing_attention() == 1
+
+
+def test_a_call_needing_attention_is_listed_and_sent_again_on_request(
+    open_uow: object, clock: dict[str, datetime]
+) -> None:
+    """The back office's view (casino.service.stuck_calls): the stuck call listed, one more
+    attempt on request once the wallet answers, and only a stuck call retried."""
+    _setup(open_uow)
+    wallet_clients.use_factory(lambda operator, secrets: FakeWallet(unknown_first=10**6))
+    for at in range(0, 40):
+        clock["now"] = T0 + timedelta(seconds=at)
+        run_once(open_uow, window=timedelta(seconds=30))  # type: ignore[arg-type]
+    with open_uow("acme") as uow:  # type: ignore[operator]
+        listed = stuck_calls(uow, "acme", 10)
+    assert listed["total"] == 1 and [c["transaction_id"] for c in listed["items"]] == ["rb-1"]
+    assert listed["items"][0]["status"] == NEEDS_ATTENTION
+    with open_uow("acme") as uow, pytest.raises(NotFound):  # type: ignore[operator]
+        retry_call(uow, "acme", "00000000-0000-4000-8000-000000000000")
+    with open_uow("acme") as uow, pytest.raises(NotFound):  # type: ignore[operator]
+        retry_call(uow, "other", "rb-1")  # another operator's books: as missing
+    fixed = FakeWallet(unknown_first=0)
+    wallet_clients.use_factory(lambda operator, secrets: fixed)
+    with open_uow("acme") as uow:  # type: ignore[operator]
+        after = retry_call(uow, "acme", "rb-1")
+    assert after["status"] == OK and len(fixed.sent) == 1  # type: ignore[attr-defined]
+    with open_uow("acme") as uow:  # type: ignore[operator]
+        assert stuck_calls(uow, "acme", 10)["total"] == 0
+        with pytest.raises(Conflict) as refused:
+            retry_call(uow, "acme", "rb-1")
+    assert refused.value.code == "wallet_call_not_stuck"
 
 
 def test_a_claim_leases_the_call_to_one_sender(open_uow: object) -> None:
