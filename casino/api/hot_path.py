@@ -119,7 +119,9 @@ class HotPath:
             and not ctx._after_request_functions
             and len(hooks) == 1
             and tuple(reversed(hooks.get(None, ()))) == _FINISHERS
-            and app.session_interface.is_null_session(ctx._session)
+            # No secret key: Flask's session is a null session that saving writes nothing
+            # for (the API keeps no cookie session), so skipping save_session changes nothing.
+            and app.secret_key is None
         )
 
     def _finish(self, ctx: Any, response: Response) -> tuple[str, list[tuple[str, str]], bytes]:
