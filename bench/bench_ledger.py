@@ -18,6 +18,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from harness import pg
 from harness.books import fill
@@ -29,7 +30,7 @@ ROUNDS = int(os.environ.get("CASINO_BENCH_AUDIT_ROUNDS", "30000"))
 TARGET_REPLAY = 20_000
 
 
-def _probe(cluster: pg.PrivateCluster, source: Path, label: str) -> dict[str, float]:
+def _probe(cluster: pg.PrivateCluster, source: Path, label: str) -> dict[str, Any]:
     db = pg.create_database(f"probe_{label}", cluster.admin_url)
     try:
         env = dict(os.environ, PYTHONPATH=f"{source}{os.pathsep}{REPO / 'bench'}")
@@ -73,6 +74,12 @@ def writes_per_bet() -> None:
             f"{label:24} {figures['rows_per_bet']:>8.2f} {figures['wal_bytes_per_bet']:>10.0f} "
             f"{1000 * figures['seconds'] / figures['settled']:>14.2f}"
         )
+    print("now, per settled bet and table: inserts, updates (HOT), deletes")
+    for table, (ins, upd, hot, deleted) in now.get("tables", {}).items():
+        print(f"  {table:24} {ins:>6.2f} {upd:>6.2f} ({hot:.2f}) {deleted:>6.2f}")
+    print("now, index bytes per settled bet (the hot tables)")
+    for index, size in sorted(now.get("index_bytes_per_bet", {}).items()):
+        print(f"  {index:68} {size:>5}")
 
 
 def audit_speed() -> bool:

@@ -93,7 +93,7 @@ def decide_hands(
     record = claim.round
     if record.status != AWAITING_DECISION:
         raise not_awaiting(record.id)
-    rules = TableRules.from_dict(record.rules)
+    rules = TableRules.of(record.rules)
     now = uow.now()
     deadline = record.decision_deadline
     if deadline is not None and now >= deadline:

@@ -131,7 +131,7 @@ def place_bet(
     now = uow.now()
     protection.check_account(claim.protection, now)
     protection.check_session(claim.protection, now)
-    rules = TableRules.from_dict(table.rules)
+    rules = TableRules.of(table.rules)
     if len(bets) == 1:
         rules.validate_bet(bets[0].ante, bets[0].tie_bet)
     else:

@@ -376,3 +376,33 @@ def test_rotation_without_a_client_seed_carries_the_old_one_over_unchosen(
     # known it when it committed the pair's server seed (docs/fairness.md).
     assert current["client_seed_chosen"] is False
     assert api.get(path, auth=player.auth).get_json() == current
+
+
+def test_bets_follow_every_table_change_at_once(api: Api, funded: Player) -> None:
+    """The rules a bet checks are built once per content (``TableRules.of``): each change of
+    the table is seen by the very next bet, and changing it back is seen too."""
+
+    def bet_at(ante: int) -> Any:
+        response = api.bet(funded, ante=ante)
+        if response.status_code == 201 and response.get_json()["status"] == "awaiting_decision":
+            decided = api.post(
+                f"/api/v1/rounds/{response.get_json()['id']}/decision",
+                {"action": "surrender"},
+                auth=funded.auth,
+                key=new_key(),
+            )
+            assert decided.status_code == 200, decided.get_json()
+        return response
+
+    def change(rules: dict[str, Any]) -> None:
+        patched = api.patch("/api/v1/tables/classic", {"rules": rules}, auth=api.operator_auth)
+        assert patched.status_code == 200, patched.get_json()
+
+    assert bet_at(400).status_code == 201
+    change({"max_ante": 300})
+    assert_problem(bet_at(400), 422, "ante_out_of_range")
+    assert bet_at(300).status_code == 201
+    change({"max_ante": 500_000})  # the content the first bet's rules were built from
+    assert bet_at(400).status_code == 201
+    change({"max_ante": 300})
+    assert_problem(bet_at(400), 422, "ante_out_of_range")

@@ -263,10 +263,10 @@ LATER = {"checkpoints", "export"}
 
 def repository_methods() -> set[str]:
     found = set()
-    for name, annotation in UnitOfWork.__annotations__.items():
-        cls = getattr(uow_module, str(annotation))
-        if name in LATER:
+    for name, store in vars(UnitOfWork).items():
+        if not isinstance(store, uow_module._Store) or name in LATER:
             continue
+        cls = store.kind
         for method, _ in inspect.getmembers(cls, inspect.isfunction):
             if not method.startswith("_") and not hasattr(Repository, method):
                 found.add(f"{name}.{method}")

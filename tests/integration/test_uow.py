@@ -75,3 +75,24 @@ def test_a_bet_and_its_record_commit_in_one_statement_on_postgres(
         assert idempotency.begin(uow, f"player:{pid}", "decision-1", "fp") is not None
     with svc.uow() as uow:
         assert rounds.get_round(uow, view.id, pid).status == "settled"
+
+
+def test_each_transaction_has_its_own_repositories_made_when_used(tmp_path: Path) -> None:
+    """The repositories are made on first use (a request uses few of them): one transaction
+    shares one of each; the next, after a commit or a rollback, gets new ones, whose pending
+    writes are the new transaction's."""
+    engine = make_engine(f"sqlite:///{tmp_path / 'uow.db'}")
+    uow = UnitOfWork(make_session_factory(engine))
+    with uow:
+        first = uow.rounds
+        assert uow.rounds is first and first._ledger is uow.ledger
+        assert first._writes is uow._writes
+        uow.commit()
+        second = uow.rounds
+        assert second is not first and second._writes is uow._writes
+        assert second._writes is not first._writes and second._ledger is uow.ledger
+        uow.rollback()
+        assert uow.rounds is not second and uow.ledger is not second._ledger
+    with uow:  # entered again: a new session, new repositories on it
+        assert uow.rounds.session is uow.session
+    engine.dispose()

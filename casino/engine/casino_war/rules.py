@@ -204,6 +204,47 @@ class TableRules:
             )
         return cls(**dict(data))
 
+    @classmethod
+    def of(cls, data: Mapping[str, Any]) -> TableRules:
+        """``from_dict``, built once per distinct content: every bet and decision reads its
+        table's (or round's) rules as a mapping, and building them (their checks) cost a
+        seventh of a bet. Keyed by the content itself, values with their types (``True`` is
+        not ``1``), so a changed table is a new key and never served stale; the rules are
+        frozen, so sharing one instance is safe."""
+        key: tuple[Any, ...] = (tuple(data.items()), tuple(map(type, data.values())))
+        try:
+            return _rules_of(key, data)  # C-level key: the common rules are plain values
+        except TypeError:  # unhashable: a list (the tie ladder), or a value no table has
+            pass
+        try:
+            key = tuple((name, _frozen(value)) for name, value in data.items())
+            hash(key)
+        except TypeError:  # a mapping: refused by from_dict, or built uncached
+            return cls.from_dict(data)
+        return _rules_of(key, data)
+
+
+def _frozen(value: Any) -> Any:
+    if isinstance(value, (list, tuple)):
+        return (list, tuple(_frozen(item) for item in value))
+    return (type(value), value)
+
+
+def _rules_of(key: tuple[Any, ...], data: Mapping[str, Any]) -> TableRules:
+    rules = _BUILT.get(key)
+    if rules is None:
+        rules = TableRules.from_dict(data)
+        if len(_BUILT) >= _MOST_BUILT:
+            _BUILT.clear()  # bounded: a deployment has a few tables, a miss only costs a build
+        _BUILT[key] = rules
+    return rules
+
+
+_MOST_BUILT = 256
+#: Rules built by ``TableRules.of``, by their content (dict operations are atomic under the
+#: GIL: the worker threads of one process share it safely).
+_BUILT: dict[tuple[Any, ...], TableRules] = {}
+
 
 def from_shown(data: Mapping[str, Any]) -> dict[str, Any]:
     """Rules as the API shows them (a table, a round's ``rules``) in the dict form's names:

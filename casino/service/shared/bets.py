@@ -53,7 +53,7 @@ def _rules_of(uow: UnitOfWork, record: SharedTableRecord, state: RoundState) -> 
     rules = uow.shared.shoe_rules(record.table_id, state.shoe)
     if rules is None:
         raise RuntimeError(f"shoe {state.shoe} of table {record.table_id} is not recorded")
-    return TableRules.from_dict(rules)
+    return TableRules.of(rules)
 
 
 def place_bet(

@@ -76,7 +76,7 @@ def _shoe_rules(uow: UnitOfWork, table_id: str, shoe: int) -> TableRules:
     rules = uow.shared.shoe_rules(table_id, shoe)
     if rules is None:
         raise RuntimeError(f"shoe {shoe} of table {table_id} is not recorded")
-    return TableRules.from_dict(rules)
+    return TableRules.of(rules)
 
 
 def _rules(record: SharedTableRecord, table: TableRules) -> SharedRules:

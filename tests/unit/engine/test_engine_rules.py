@@ -142,3 +142,27 @@ def test_any_tie_bet_is_out_of_range_at_a_table_without_one() -> None:
     with pytest.raises(InvalidBet) as caught:
         rules.validate_bet(100, 100)
     assert caught.value.code == "tie_bet_out_of_range"
+
+
+def test_rules_of_a_mapping_are_built_once_per_content() -> None:
+    data = {**TableRules().to_dict(), "max_ante": 300_000}
+    first = TableRules.of(data)
+    assert first == TableRules.from_dict(data)
+    assert TableRules.of(dict(data)) is first  # the same content: the same instance
+    changed = TableRules.of({**data, "max_ante": 200_000})
+    assert changed.max_ante == 200_000 and TableRules.of(data).max_ante == 300_000
+
+
+def test_rules_of_tell_values_by_type_and_refuse_as_from_dict() -> None:
+    # 1 == True and 1 == 1.0 in Python: a cache keyed by values alone would serve one's
+    # rules for the other instead of checking it.
+    assert TableRules.of({"surrender_allowed": True}).surrender_allowed is True
+    with pytest.raises(InvalidRules):
+        TableRules.of({"decks": 2.5})
+    with pytest.raises(InvalidRules):
+        TableRules.of({"decks": 2.5})  # a refusal is not remembered as rules
+    ladder = {"war_ties": "repeat", "max_war_ties": 3, "tie_ladder": [10, 20, 30]}
+    assert TableRules.of(ladder).tie_ladder == (10, 20, 30)
+    with pytest.raises(InvalidRules) as refused:
+        TableRules.of({"nonsense": 1})
+    assert refused.value.rule == "nonsense"
