@@ -70,11 +70,16 @@ def start_chromium(profile: Path, width: int = 1280, height: int = 900) -> WebDr
     return webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
 
 
-def wait_for(driver: WebDriver, condition: Callable[[WebDriver], Any], message: str) -> Any:
+def wait_for(
+    driver: WebDriver,
+    condition: Callable[[WebDriver], Any],
+    message: str,
+    timeout: float = WAIT_SECONDS,
+) -> Any:
     # The pages re-render as they play: an element found a moment ago may be gone; look again.
     waiting = WebDriverWait(
         driver,
-        WAIT_SECONDS,
+        timeout,
         poll_frequency=0.05,
         ignored_exceptions=(StaleElementReferenceException,),
     )

@@ -27,6 +27,7 @@ from tests.e2e.shared_helpers import DriveDealer
 from .clock import FileClock
 from .conftest import Server, assert_no_console_errors
 from .helpers import assert_fits, full_page_screenshot, screenshot_dir, start_chromium, wait_for
+from .live_helpers import balance_shown, enabled, page_said, phase_is, place, text_of
 from .test_language_layout import assert_fits_everywhere
 
 START = 10_000  # 100.00 EUR each
@@ -87,22 +88,6 @@ def second_browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebDriv
         driver.quit()
 
 
-def text_of(driver: WebDriver, element_id: str) -> str:
-    return str(driver.find_element(By.ID, element_id).text)
-
-
-def enabled(element_id: str) -> Any:
-    def check(driver: WebDriver) -> bool:
-        element = driver.find_element(By.ID, element_id)
-        return bool(element.is_displayed() and element.is_enabled())
-
-    return check
-
-
-def phase_is(*phases: str) -> Any:
-    return lambda d: d.execute_script("return document.body.dataset.phase") in phases
-
-
 def table_state(dealer: DriveDealer) -> dict[str, Any]:
     try:
         return dealer.state()
@@ -143,20 +128,6 @@ def wait_for_dealer(dealer: DriveDealer, condition: Any) -> dict[str, Any]:
     return found
 
 
-def place(driver: WebDriver, tie_bet: bool = False) -> None:
-    """The stake shown (the table's minimum ante), a tie bet of one chip if asked, placed."""
-    try:
-        wait_for(driver, enabled("place-bet"), "betting did not open")
-    except TimeoutException as timeout:
-        raise AssertionError(f"betting did not open: {page_said(driver)}") from timeout
-    if tie_bet:
-        driver.find_element(By.ID, "spot-tie").click()
-        driver.find_element(By.CSS_SELECTOR, '#chips button[aria-label="Add €1.00"]').click()
-        driver.find_element(By.ID, "spot-ante").click()
-    driver.find_element(By.ID, "place-bet").click()
-    wait_for(driver, lambda d: "Ante €1.00" in text_of(d, "my-bet-text"), "the bet is not shown")
-
-
 def attributes(driver: WebDriver, selector: str, name: str) -> list[str]:
     """``data-<name>`` of the elements ``selector`` finds, read at once (the page draws
     them again at every read of the round)."""
@@ -166,13 +137,6 @@ def attributes(driver: WebDriver, selector: str, name: str) -> list[str]:
     return list(driver.execute_script(script, selector, name))
 
 
-def page_said(driver: WebDriver) -> dict[str, str]:
-    ids = ("phase", "countdown", "bettors", "my-bet-text", "announcer", "error-text")
-    said = {i: text_of(driver, i) for i in ids}
-    said["follow"] = driver.execute_script("return document.body.dataset.follow")
-    return said
-
-
 def phone_screenshot(driver: WebDriver, path: Path) -> None:
     """The whole page 375 px wide: laid out at that width first, so that its height is the
     phone's (taller than the laptop's)."""
@@ -180,10 +144,6 @@ def phone_screenshot(driver: WebDriver, path: Path) -> None:
     driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)  # type: ignore[attr-defined]
     wait_for(driver, lambda d: d.execute_script("return innerWidth") == 375, "no resize")
     full_page_screenshot(driver, path, 375)
-
-
-def balance_shown(driver: WebDriver) -> int:
-    return int(driver.find_element(By.ID, "balance").get_attribute("data-minor") or -1)
 
 
 def test_two_players_at_a_shared_table(

@@ -5,10 +5,7 @@ every bet paid once, and the balances are what the shoe's cards pay."""
 
 from __future__ import annotations
 
-import os
 import signal
-import subprocess
-import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -24,10 +21,10 @@ from casino.service.shared.tables import shoe_of
 from casino.store.database import Database
 from harness import pg
 from tests.e2e.helpers import Api, make_config, new_key
+from tests.system.shared_table_helpers import repeated_money, start_dealer, table_state, wait_for
 
 pytestmark = [pytest.mark.postgres]
 
-REPO = Path(__file__).resolve().parents[2]
 LEASE_SECONDS = 3.0
 
 
@@ -36,35 +33,6 @@ def url() -> Iterator[str]:
     with pg.scratch_database("dealer") as db:
         pg.migrate(db.url)
         yield db.url
-
-
-def start_dealer(url: str, name: str, log: Path) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "DATABASE_URL": url, "CASINO_ENV": "development"}
-    command = "from casino.cli import main; main()"
-    return subprocess.Popen(
-        [sys.executable, "-c", command, "dealer", "--name", name],
-        cwd=REPO,
-        env=env,
-        stdout=log.open("ab"),
-        stderr=subprocess.STDOUT,
-    )
-
-
-def table_state(database: Database) -> tuple[dict, str | None]:
-    with database.unit_of_work("default") as uow:
-        record = uow.shared.get("live")
-        assert record is not None
-        return dict(record.state or {}), record.lease_holder
-
-
-def wait_for(predicate, timeout: float, what: str):  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = predicate()
-        if found:
-            return found
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def test_dealer_killed_mid_round_is_replaced(url: str, tmp_path: Path) -> None:
@@ -151,13 +119,7 @@ def test_dealer_killed_mid_round_is_replaced(url: str, tmp_path: Path) -> None:
         ante, tie = staked[someone.id]
         expected = settle_bet(rules, dealt, SharedBet(someone.id, ante, tie))
         assert api.balance(someone) == 10_000 + expected.net
-    with database.unit_of_work("default") as uow:
-        credits = pg.fetch_all(
-            url,
-            "SELECT reference, player_id, count(*) FROM ledger_transactions "
-            "WHERE kind = 'bet' GROUP BY reference, player_id HAVING count(*) > 1",
-        )
-    assert credits == []  # nobody paid twice
+    assert repeated_money(url) == []  # nobody paid (or charged) twice
     database.dispose()
 
 

@@ -30,7 +30,13 @@ from harness import pg
 from harness.invariants import run_audit
 from harness.server import HARNESS_SIGNING_KEY
 from tests.e2e.helpers import Api, Player, make_config, new_key
-from tests.system.test_shared_dealer_failover import start_dealer, table_state, wait_for
+from tests.system.shared_table_helpers import (
+    PUBLIC_VALUE,
+    start_dealer,
+    table_state,
+    use_chain,
+    wait_for,
+)
 
 pytestmark = [pytest.mark.postgres]
 
@@ -52,7 +58,7 @@ def chain_with_a_tie() -> tuple[HashChain, int]:
     rules = TableRules.from_dict({**RULES, "decks": 8, "surrender_allowed": True})
     for n in range(1000):
         chain = HashChain(hashlib.sha256(f"system {n}".encode()).digest(), CHAIN_LENGTH)
-        shoe = SharedShoe.deal(chain.seed(1), "0" * 64, 1, rules)
+        shoe = SharedShoe.deal(chain.seed(1), PUBLIC_VALUE, 1, rules)
         ties = [r for r in (2, 3) if shoe.round(r).is_tie]
         if ties:
             return chain, ties[0]
@@ -119,16 +125,7 @@ def test_fifty_clients_ties_wars_surrenders_and_a_dealer_killed(url: str, tmp_pa
     }
     assert api.post("/api/v1/tables", body, auth=api.operator_auth).status_code == 201
     chain, tied_round = chain_with_a_tie()
-    pg.fetch_all(
-        url,
-        "UPDATE shared_tables SET chain_secret = %s, chain_commitment = %s, "
-        "public_value = %s::json RETURNING table_id",
-        (
-            chain.secret,
-            chain.commitment.hex(),
-            '{"source": "operator", "reference": "system test", "value": "' + "0" * 64 + '"}',
-        ),
-    )
+    use_chain(url, chain)
     players = []
     for _ in range(CLIENTS):
         someone = api.create_player()
