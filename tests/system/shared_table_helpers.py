@@ -1,15 +1,18 @@
 """Shared tables in system tests: real ``casino dealer`` processes, the table's stored state,
-a chain of shoe seeds chosen by the test (to steer to ties), following the event server,
-and the ledger's view of each shared round's money."""
+a chain of shoe seeds chosen by the test (to steer to ties), following the event server (and
+the reverse proxy that puts it on the API's origin), and the ledger's view of each shared
+round's money."""
 
 from __future__ import annotations
 
 import contextlib
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -139,3 +142,68 @@ class EventStream:
             self.sock.shutdown(socket.SHUT_RDWR)
         self.file.close()
         self.sock.close()
+
+
+class SameOrigin:
+    """The reverse proxy production puts in front (docs/shared-tables.md): one origin on
+    127.0.0.1, ``/api/v1/tables/*/events`` to the event server, everything else to the API.
+
+    One request per connection (it asks the backend to close after answering), so each
+    connection goes to the backend of its one request; bytes are copied both ways as they
+    come, which keeps an event stream open for as long as both ends do."""
+
+    EVENTS = re.compile(rb"^GET /api/v1/tables/[^/ ]+/events[? ]")
+
+    def __init__(self, web_port: int, events_port: int) -> None:
+        self.web_port, self.events_port = web_port, events_port
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = int(self.listener.getsockname()[1])
+        self.streams = 0  # connections sent to the event server
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def close(self) -> None:
+        self.listener.close()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return  # closed
+            threading.Thread(target=self._serve, args=(client,), daemon=True).start()
+
+    def _serve(self, client: socket.socket) -> None:
+        with client, contextlib.suppress(OSError):
+            head = b""
+            while b"\r\n\r\n" not in head:
+                chunk = client.recv(65536)
+                if not chunk:
+                    return
+                head += chunk
+            lines, rest = head.split(b"\r\n\r\n", 1)
+            kept = [
+                line
+                for line in lines.split(b"\r\n")
+                if not line.lower().startswith((b"connection:", b"keep-alive:"))
+            ]
+            events = bool(self.EVENTS.match(kept[0]))
+            self.streams += events
+            port = self.events_port if events else self.web_port
+            with socket.create_connection(("127.0.0.1", port)) as backend:
+                backend.sendall(b"\r\n".join([*kept, b"Connection: close"]) + b"\r\n\r\n" + rest)
+                threading.Thread(target=_copy, args=(client, backend), daemon=True).start()
+                _copy(backend, client)
+                client.shutdown(socket.SHUT_RDWR)  # ends the copy the other way too
+
+
+def _copy(source: socket.socket, sink: socket.socket) -> None:
+    """``source`` into ``sink`` until ``source`` ends, then ends ``sink``'s sending side."""
+    with contextlib.suppress(OSError):
+        while chunk := source.recv(65536):
+            sink.sendall(chunk)
+    with contextlib.suppress(OSError):
+        sink.shutdown(socket.SHUT_WR)
