@@ -27,7 +27,15 @@ from tests.e2e.shared_helpers import DriveDealer
 from .clock import FileClock
 from .conftest import Server, assert_no_console_errors
 from .helpers import assert_fits, full_page_screenshot, screenshot_dir, start_chromium, wait_for
-from .live_helpers import balance_shown, enabled, page_said, phase_is, place, text_of
+from .live_helpers import (
+    balance_shown,
+    enabled,
+    page_said,
+    phase_is,
+    place,
+    round_shown,
+    text_of,
+)
 from .test_language_layout import assert_fits_everywhere
 
 START = 10_000  # 100.00 EUR each
@@ -95,13 +103,17 @@ def table_state(dealer: DriveDealer) -> dict[str, Any]:
         return {}
 
 
-def to_betting_round(server: Server, dealer: DriveDealer, tie: bool) -> dict[str, Any]:
+def to_betting_round(
+    server: Server, dealer: DriveDealer, tie: bool = False, winner: str | None = None
+) -> dict[str, Any]:
     """Moves the server's clock on, round after empty round, until the round taking bets
-    deals a tie (or not): the shoe is known to the test from the stored chain."""
+    deals a tie (or not; or is won by ``winner``): the shoe is known to the test from the
+    stored chain."""
     state = wait_for_dealer(dealer, lambda s: "phase" in s)
     for _ in range(200):
         if state["phase"] == "betting":
-            if dealer.shoe(state["shoe"]).round(state["round"]).is_tie == tie:
+            dealt = dealer.shoe(state["shoe"]).round(state["round"])
+            if (dealt.winner == winner) if winner else (dealt.is_tie == tie):
                 return state
             server.advance_clock(seconds=BETTING_SECONDS + 1)
             state = wait_for_dealer(
@@ -146,10 +158,8 @@ def phone_screenshot(driver: WebDriver, path: Path) -> None:
     full_page_screenshot(driver, path, 375)
 
 
-def test_two_players_at_a_shared_table(
-    server: Server, browser: WebDriver, second_browser: WebDriver, dealer: DriveDealer
-) -> None:
-    operator = server.operator
+def create_live_table(server: Server, dealer: DriveDealer) -> tuple[str, TableRules]:
+    """A shared table of its own for the test, the dealer dealing it; its id and rules."""
     table_id = f"live-{uuid.uuid4().hex[:6]}"
     body = {
         "id": table_id,
@@ -163,9 +173,16 @@ def test_two_players_at_a_shared_table(
             "decision_seconds": DECISION_SECONDS,
         },
     }
-    table = operator.call("POST", "/api/v1/tables", body)
-    rules = TableRules.from_dict(engine_rules(table["rules"]))  # the API names -> the engine's
+    table = server.operator.call("POST", "/api/v1/tables", body)
     dealer.table_id = table_id
+    return table_id, TableRules.from_dict(engine_rules(table["rules"]))  # the API's names
+
+
+def test_two_players_at_a_shared_table(
+    server: Server, browser: WebDriver, second_browser: WebDriver, dealer: DriveDealer
+) -> None:
+    operator = server.operator
+    table_id, rules = create_live_table(server, dealer)
     ada, bob = operator.create_player(), operator.create_player()
     for player in (ada, bob):
         operator.deposit(player["id"], START)
@@ -285,6 +302,62 @@ def test_two_players_at_a_shared_table(
     assert_fits_everywhere(second_browser, "the live table in Greek")
     assert_no_console_errors(browser)
     assert_no_console_errors(second_browser, "the test cut the event stream")
+
+
+# The page's reads of the round and of its events wait while held, and go when released;
+# __reading counts those sent and not answered yet.
+HOLD_READS = """
+window.__hold = true;
+window.__reading = 0;
+const held = [];
+window.__release = () => {
+  window.__hold = false;
+  held.splice(0).forEach((go) => go());
+};
+const plain = window.fetch;
+window.fetch = (input, init = {}) => {
+  const path = String(input).split("?")[0];
+  const reading = /\\/(round|events)$/.test(path) && (init.method || "GET") === "GET";
+  if (!reading) return plain(input, init);
+  const go = () => {
+    window.__reading += 1;
+    return plain(input, init).finally(() => { window.__reading -= 1; });
+  };
+  return window.__hold ? new Promise((resolve) => held.push(() => resolve(go()))) : go();
+};
+"""
+
+
+def test_the_balance_after_a_round_the_page_saw_no_end_of(
+    server: Server, browser: WebDriver, dealer: DriveDealer
+) -> None:
+    """The page reads nothing from its bet until the next round takes bets (a short pause,
+    reads late or lost): the round it bet on ended unseen, and the balance it shows is the
+    wallet's all the same."""
+    operator = server.operator
+    table_id, rules = create_live_table(server, dealer)
+    ada = operator.create_player()["id"]
+    operator.deposit(ada, START)
+    state = to_betting_round(server, dealer, winner="player")
+    body = {"table_id": table_id, "ttl_seconds": 86_400}
+    launch = operator.call("POST", f"/api/v1/players/{ada}/sessions", body)
+    browser.get(server.base_url + launch["launch_url"])
+    place(browser)
+    assert balance_shown(browser) == START - 100
+    browser.execute_script(HOLD_READS)
+    wait_for(browser, lambda d: d.execute_script("return window.__reading") == 0, "reads")
+    server.advance_clock(seconds=BETTING_SECONDS + 1)
+    wait_for_dealer(dealer, lambda s: s["phase"] == "settled")
+    server.advance_clock(seconds=PAUSE_SECONDS + 1)
+    wait_for_dealer(dealer, lambda s: (s["round"], s["phase"]) == (state["round"] + 1, "betting"))
+    wallet = operator.balance(ada)
+    dealt = dealer.shoe(state["shoe"]).round(state["round"])
+    assert wallet == START + settle_bet(rules, dealt, SharedBet(ada, 100, 0)).net > START
+    assert round_shown(browser) == state["round"] and balance_shown(browser) == START - 100
+    browser.execute_script("window.__release()")
+    wait_for(browser, lambda d: round_shown(d) == state["round"] + 1, "the next round not shown")
+    wait_for(browser, lambda d: balance_shown(d) == wallet, "the balance of the round unseen")
+    assert_no_console_errors(browser)
 
 
 # A stream that stays open (the event server's): frames cut across chunks, keep-alive

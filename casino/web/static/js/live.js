@@ -183,6 +183,8 @@ function refresh({ first = false } = {}) {
   return inFlight;
 }
 
+const OVER = ["settled", "voided"];
+
 async function readRound(first) {
   lastRead = Date.now();
   const before = state.round;
@@ -205,7 +207,10 @@ async function readRound(first) {
   }
   setRound(round);
   const ended = round.phase === "settled" || round.phase === "voided";
-  if (ended && round.my_bet && before?.phase !== round.phase) await refreshBalance();
+  // A round of ours that ended unseen (a short pause, reads late or lost): the round read
+  // now is the next one, and only the wallet knows what ours paid.
+  const endedUnseen = newRound && before?.my_bet && !OVER.includes(before.phase);
+  if ((ended && round.my_bet && before?.phase !== round.phase) || endedUnseen) await refreshBalance();
   else if (round.my_bet && Number.isInteger(round.my_bet.balance_after) && !ended) {
     setBalance(round.my_bet.balance_after);
     renderBets();
