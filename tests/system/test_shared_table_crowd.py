@@ -151,8 +151,8 @@ def new_player(operator: Operator) -> str:
 
 def test_two_browsers_and_fifty_clients_through_ties_and_a_dealer_killed(
     url: str,
+    browsers: list[WebDriver],  # first: without a browser the test skips (or fails) at once
     servers: tuple[GunicornInstance, int, SameOrigin],
-    browsers: list[WebDriver],
     tmp_path: Path,
 ) -> None:
     started = time.monotonic()
