@@ -18,17 +18,13 @@ from tests.e2e.shared_helpers import DriveDealer
 
 from .conftest import Server, assert_no_console_errors
 from .helpers import assert_fits, full_page_screenshot, screenshot_dir, wait_for
+from .live_helpers import balance_shown, enabled, phase_is, place, text_of
 from .test_live_table import (  # noqa: F401  (the dealer fixture)
     BETTING_SECONDS,
     DECISION_SECONDS,
     PAUSE_SECONDS,
     START,
-    balance_shown,
     dealer_fixture,
-    enabled,
-    phase_is,
-    place,
-    text_of,
     to_betting_round,
 )
 
