@@ -47,7 +47,8 @@ _PATH = re.compile(r"^/api/v1/tables/([a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?)/even
 
 @dataclass(eq=False)
 class Follower:
-    queue: asyncio.Queue[bytes | None]
+    #: (event id, its frame) as the hub polls them; None ends the stream
+    queue: asyncio.Queue[tuple[int, bytes] | None]
     last_id: int
 
 
@@ -140,7 +141,7 @@ class EventServer:
             for follower in list(hub.followers):
                 for event_id, data in framed:
                     if event_id > follower.last_id:
-                        follower.queue.put_nowait(data)
+                        follower.queue.put_nowait((event_id, data))
                         follower.last_id = event_id
 
     # --- HTTP ---------------------------------------------------------------------------
@@ -180,27 +181,43 @@ class EventServer:
         after = _resume(headers.get("last-event-id"), parse_qs(url.query).get("after"))
         if after is None:
             return await _answer(writer, 422, {"code": "validation_failed"})
-        backlog = await asyncio.to_thread(self._events, operator_id, table_id, after)
-        if backlog is None:
-            return await _answer(writer, 404, {"code": "table_not_found"})
-        writer.write(
-            b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\n"
-            b"Connection: keep-alive\r\nX-Accel-Buffering: no\r\n" + _CORS + b"\r\n"
-        )
+        # Join the table's hub first, then read the backlog: what the hub hands out from now
+        # on waits in the queue, and everything it handed out before is in the database
+        # (read after it), so no event falls between the two; the duplicates are skipped.
         follower = Follower(asyncio.Queue(), after)
-        for event in backlog:
-            writer.write(frame(event))
-            follower.last_id = event["id"]
-        await writer.drain()
         hub = self._join(operator_id, table_id, follower)
         try:
-            await self._stream(reader, writer, follower)
+            backlog = await asyncio.to_thread(self._events, operator_id, table_id, after)
+            if backlog is None:
+                return await _answer(writer, 404, {"code": "table_not_found"})
+            writer.write(
+                b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+                b"Cache-Control: no-store\r\nConnection: keep-alive\r\n"
+                b"X-Accel-Buffering: no\r\n" + _CORS + b"\r\n"
+            )
+            sent = after
+            while backlog:
+                for event in backlog:
+                    writer.write(frame(event))
+                    sent = event["id"]
+                await writer.drain()
+                if len(backlog) < BACKLOG_LIMIT:
+                    break
+                backlog = await asyncio.to_thread(self._events, operator_id, table_id, sent)
+                backlog = backlog or []
+            follower.last_id = max(follower.last_id, sent)
+            await self._stream(reader, writer, follower, sent)
         finally:
             self._leave(hub, follower)
 
     async def _stream(
-        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, follower: Follower
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        follower: Follower,
+        sent: int,
     ) -> None:
+        """The hub's events after ``sent`` (the last one written), in order, each once."""
         closed = asyncio.ensure_future(reader.read())  # EOF: the follower went away
         try:
             while not closed.done():
@@ -209,10 +226,14 @@ class EventServer:
                     {getter, closed}, timeout=self.keep_alive, return_when=asyncio.FIRST_COMPLETED
                 )
                 if getter in done:
-                    data = getter.result()
-                    if data is None:
+                    item = getter.result()
+                    if item is None:
                         return
+                    event_id, data = item
+                    if event_id <= sent:  # read with the backlog already
+                        continue
                     writer.write(data)
+                    sent = event_id
                 else:
                     getter.cancel()
                     if closed in done:

@@ -8,6 +8,7 @@ import contextlib
 import json
 import socket
 import threading
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -69,7 +70,10 @@ def _read_events(
 ) -> tuple[str, list[dict]]:
     buffer = b""
     events: list[dict] = []
+    # Keep-alive comments keep the socket busy: a missing event must fail, not hang.
+    deadline = time.monotonic() + 15
     while len(events) < count:
+        assert time.monotonic() < deadline, f"{len(events)} of {count} events: {events}"
         chunk = conn.recv(65536)
         assert chunk, "stream closed"
         buffer += chunk
@@ -112,3 +116,45 @@ def test_refused_without_a_token_or_table(capi: Api, events_port: int) -> None:
             "\r\n\r\n".encode()
         )
         assert conn.recv(4096).startswith(b"HTTP/1.1 404")
+
+
+def test_a_follower_joining_while_the_table_moves_misses_nothing(
+    capi: Api,
+    clock: Clock,
+    database_url: str,
+    events_port: int,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """B's backlog is read, then the hub hands out new events before B's stream starts:
+    B still gets every event once, in order (it joins the hub before reading its backlog)."""
+    create_shared_table(capi)
+    dealer = DriveDealer(database_url, clock)
+    release, read = threading.Event(), threading.Event()
+    original = EventServer._events
+
+    def slow(self: EventServer, operator_id: str, table_id: str, after: int, limit: int = 1000):  # type: ignore[no-untyped-def]
+        found = original(self, operator_id, table_id, after, limit)
+        if after == 1:  # B's backlog: read now, written only once the hub has moved on
+            read.set()
+            release.wait(10)
+        return found
+
+    monkeypatch.setattr(EventServer, "_events", slow)
+    try:
+        dealer.run()  # 1 shoe_changed, 2 round_opened
+        auth = f"Authorization: Bearer {OPERATOR_TOKEN}\r\n"
+        a = _open(events_port, auth + "Last-Event-ID: 2\r\n")
+        b = _open(events_port, auth + "Last-Event-ID: 1\r\n")
+        assert read.wait(10)
+        clock.advance(seconds=10)
+        dealer.run()  # bets closed, the cards, the results...
+        _, seen_a = _read_events(a, 3)  # the hub has handed them out
+        release.set()
+        _, seen_b = _read_events(b, 1 + len(seen_a))
+        ids = [e["id"] for e in seen_b]
+        assert ids == list(range(2, 2 + len(ids))), ids
+        assert ids[1:] == [e["id"] for e in seen_a]
+        a.close()
+        b.close()
+    finally:
+        dealer.close()
