@@ -435,6 +435,7 @@ def test_every_non_public_route_requires_a_token(app: Flask, api: Api) -> None:
         "session_id": "0" * 8 + "-0000-4000-8000-000000000000",
         "operator_id": "default",
         "index": "1",
+        "transaction_id": "0" * 8 + "-0000-4000-8000-000000000000",
     }
     checked = 0
     for rule in app.url_map.iter_rules():
