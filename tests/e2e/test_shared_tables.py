@@ -49,8 +49,9 @@ def _decide(capi: Api, who: Player, action: str) -> object:
 
 
 def _to_round_with(dealer: DriveDealer, clock: Clock, tie: bool) -> dict:
-    """Deal empty rounds until the one taking bets is (not) a tie."""
-    for _ in range(200):
+    """Deal empty rounds until the one taking bets is (not) a tie (a round in 13 ties, and
+    15 s of the clock may deal two rounds: 1,000 steps leave no shoe a chance to miss)."""
+    for _ in range(1000):
         state = dealer.state()
         if state["phase"] == "betting":
             dealt = dealer.shoe(state["shoe"]).round(state["round"])
@@ -58,7 +59,7 @@ def _to_round_with(dealer: DriveDealer, clock: Clock, tie: bool) -> dict:
                 return state
         clock.advance(seconds=15)
         dealer.run()
-    raise AssertionError("no such round in 200")
+    raise AssertionError("no such round in 1,000 steps")
 
 
 def test_shared_table_is_listed_with_its_clock(capi: Api) -> None:
