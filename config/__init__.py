@@ -209,6 +209,32 @@ def _seconds(name: str, raw: str) -> float:
     return value
 
 
+_DURATION = re.compile(r"(\d+)\s*([smhdw])")
+_DURATION_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+
+
+def duration_seconds(text: str) -> int:
+    """``24h``, ``90m``, ``1d12h``, ``3600s`` (a bare number is seconds); ValueError else."""
+    value = text.strip().lower()
+    if value.isdigit():
+        return int(value)
+    parts = _DURATION.findall(value)
+    if not parts or _DURATION.sub("", value).strip():
+        raise ValueError(f"not a duration: {text!r} (use e.g. 24h, 90m, 1d)")
+    return sum(int(amount) * _DURATION_UNITS[unit] for amount, unit in parts)
+
+
+def wallet_retry_window(environ: Mapping[str, str]) -> int:
+    """Seconds a seamless wallet's win or rollback is retried before it needs attention
+    (``CASINO_WALLET_RETRY_WINDOW``, default 24h): the web tier, the workers and the dealer
+    read it here, so a call answered by any of them follows the same window."""
+    raw = environ.get("CASINO_WALLET_RETRY_WINDOW", "").strip() or "24h"
+    try:
+        return duration_seconds(raw)
+    except ValueError as error:
+        raise ConfigError(f"CASINO_WALLET_RETRY_WINDOW: {error}") from None
+
+
 class BaseConfig:
     ENV_NAME: ClassVar[str] = "base"
 
@@ -288,6 +314,8 @@ class BaseConfig:
     SEALER_STATE: str | None = None
     # ``casino audit`` fails when a transaction is still unsealed this long after it was made.
     UNSEALED_MAX_AGE_SECONDS = 600.0
+    # Seconds a seamless wallet's win or rollback is retried before it needs attention.
+    WALLET_RETRY_WINDOW_SECONDS = 24 * 3600
 
     @classmethod
     def load(cls, environ: Mapping[str, str]) -> dict[str, Any]:
@@ -309,6 +337,8 @@ class BaseConfig:
             settings["UNSEALED_MAX_AGE_SECONDS"] = _seconds(
                 "CASINO_UNSEALED_MAX_AGE_SECONDS", environ["CASINO_UNSEALED_MAX_AGE_SECONDS"]
             )
+        if environ.get("CASINO_WALLET_RETRY_WINDOW", "").strip():
+            settings["WALLET_RETRY_WINDOW_SECONDS"] = wallet_retry_window(environ)
         if environ.get("DATABASE_URL", "").strip():
             settings["DATABASE_URL"] = _database_url(environ)
         if environ.get("CASINO_CURRENCIES", "").strip():

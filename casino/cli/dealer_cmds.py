@@ -8,10 +8,12 @@ import os
 import signal
 import sys
 import threading
+from datetime import timedelta
 
 import click
 
-from casino.cli.ops_cmds import _db_option, _url, parse_duration
+from casino.cli.ops_cmds import _db_option, _url
+from config import wallet_retry_window
 
 
 @click.command("dealer")
@@ -32,7 +34,7 @@ def dealer(url: str | None, max_tables: int, name: str | None) -> None:
     stop = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stop.set())
-    window = parse_duration(os.environ.get("CASINO_WALLET_RETRY_WINDOW", "24h"))
+    window = timedelta(seconds=wallet_retry_window(os.environ))
     database = Database.open(_url(url))
     dealing = Dealer(database, holder=name, max_tables=max_tables)
     sender = threading.Thread(

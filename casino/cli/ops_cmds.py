@@ -3,7 +3,6 @@ ledger's audit and sealer: casino.cli.ledger_cmds)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import timedelta
@@ -12,25 +11,18 @@ from typing import TYPE_CHECKING
 
 import click
 
+from config import duration_seconds
+
 if TYPE_CHECKING:
     from casino.store.uow import UnitOfWork
-
-_DURATION = re.compile(r"(\d+)\s*([smhdw])")
-_UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 
 
 def parse_duration(text: str) -> timedelta:
     """``24h``, ``90m``, ``1d12h``, ``3600s`` (a bare number is seconds)."""
-    value = text.strip().lower()
-    if value.isdigit():
-        return timedelta(seconds=int(value))
-    parts = _DURATION.findall(value)
-    if not parts or _DURATION.sub("", value).strip():
-        raise click.BadParameter(f"not a duration: {text!r} (use e.g. 24h, 90m, 1d)")
-    total = timedelta()
-    for amount, unit in parts:
-        total += timedelta(**{_UNITS[unit]: int(amount)})
-    return total
+    try:
+        return timedelta(seconds=duration_seconds(text))
+    except ValueError as error:
+        raise click.BadParameter(str(error)) from None
 
 
 def _url(url: str | None) -> str:

@@ -7,12 +7,14 @@ import logging
 import signal
 import sys
 import time
+from datetime import timedelta
 from pathlib import Path
 from types import FrameType
 
 import click
 
 from casino.cli.ops_cmds import _db_option, _unit_of_work, _url, parse_duration
+from config import wallet_retry_window
 
 
 @click.command("wallet-worker")
@@ -43,7 +45,11 @@ def wallet_worker(
     from casino.store.database import Database
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    window = parse_duration(retry_window or os.environ.get("CASINO_WALLET_RETRY_WINDOW", "24h"))
+    window = (
+        parse_duration(retry_window)
+        if retry_window
+        else timedelta(seconds=wallet_retry_window(os.environ))
+    )
     database = Database.open(_url(url))
     stopping = False
 

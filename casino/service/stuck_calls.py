@@ -11,7 +11,7 @@ answered, it needs attention again.
 
 from __future__ import annotations
 
-from datetime import UTC
+from datetime import UTC, timedelta
 from typing import Any
 
 from casino.service import wallet_outbox
@@ -40,8 +40,15 @@ def stuck_calls(uow: UnitOfWork, operator_id: str, limit: int) -> dict[str, Any]
     return {"operator_id": operator_id, "total": total, "items": [_view(r) for r in found]}
 
 
-def retry_call(uow: UnitOfWork, operator_id: str, transaction_id: str) -> dict[str, Any]:
-    """One more attempt of a call that needs attention; the call as it stands after it."""
+def retry_call(
+    uow: UnitOfWork,
+    operator_id: str,
+    transaction_id: str,
+    window: timedelta = wallet_outbox.RETRY_WINDOW,
+) -> dict[str, Any]:
+    """One more attempt of a call that needs attention; the call as it stands after it
+    (not answered: pending again while within the retry ``window``, else it needs attention
+    again)."""
     open_books_of(uow, operator_id)
     if uow.wallet_calls.get(transaction_id) is None:
         raise NotFound("no such wallet call", code="wallet_call_not_found")
@@ -54,7 +61,7 @@ def retry_call(uow: UnitOfWork, operator_id: str, transaction_id: str) -> dict[s
     uow.commit()
     record = uow.wallet_calls.get(transaction_id)
     assert record is not None
-    wallet_outbox.attempt(uow, record, wallet_outbox.RETRY_WINDOW)
+    wallet_outbox.attempt(uow, record, window)
     after = uow.wallet_calls.get(transaction_id)
     assert after is not None
     return _view(after)

@@ -7,8 +7,8 @@ limit refusal in words."""
 from __future__ import annotations
 
 import re
-from datetime import date, datetime
 import uuid
+from datetime import date, datetime
 from typing import Any
 
 from selenium.webdriver.common.by import By

@@ -298,3 +298,40 @@ def test_stale_seamless_rounds_are_resolved_through_the_wallet(
     assert view.decision == {"action": "war", "decided_by": "system"}
     assert seamless.operator_balance() == FUNDS + view.net
     assert audit_database(database_url).ok
+
+
+def test_a_stuck_call_sent_again_on_request_follows_the_deployments_retry_window(
+    seamless: Seamless,
+) -> None:
+    alice = seamless.launch()
+    seamless.wallet.faults.plan = type(seamless.wallet.faults.plan).parse("error=1")
+    assert_problem(seamless.bet(alice, ante=100), 503, "wallet_unavailable")
+    database = seamless.app.extensions[EXTENSION_KEY]
+
+    def open_uow(operator: str | None) -> UnitOfWork:
+        uow = database.unit_of_work(operator)
+        uow.clock = lambda: utcnow() + timedelta(seconds=10)
+        return uow
+
+    def stuck() -> list[dict[str, object]]:
+        run_once(open_uow, window=timedelta(seconds=1))  # still refused: past its window
+        path = "/api/v1/operators/acme/wallet-calls/needing-attention"
+        listed = seamless.api.get(path, auth=seamless.auth)
+        assert listed.status_code == 200, listed.get_json()
+        return listed.get_json()["items"]
+
+    (call,) = stuck()
+    retry = f"/api/v1/operators/acme/wallet-calls/{call['transaction_id']}/retry"
+    # Within the deployment's window, an unanswered retry goes back to the workers ...
+    seamless.app.config["WALLET_RETRY_WINDOW_SECONDS"] = 3600
+    again = seamless.api.post(retry, None, auth=seamless.auth)
+    assert again.status_code == 200 and again.get_json()["status"] == PENDING, again.get_json()
+    # ... past it, it needs a person again at once.
+    assert [c["transaction_id"] for c in stuck()] == [call["transaction_id"]]
+    seamless.app.config["WALLET_RETRY_WINDOW_SECONDS"] = 0
+    again = seamless.api.post(retry, None, auth=seamless.auth)
+    assert again.status_code == 200 and again.get_json()["status"] == "needs_attention"
+    seamless.wallet.faults.plan = type(seamless.wallet.faults.plan).parse("")
+    fixed = seamless.api.post(retry, None, auth=seamless.auth)
+    assert fixed.status_code == 200 and fixed.get_json()["status"] == "final", fixed.get_json()
+    assert seamless.operator_balance() == FUNDS

@@ -134,3 +134,15 @@ def test_parse_duration(text: str, expected: timedelta) -> None:
 def test_parse_duration_rejects(text: str) -> None:
     with pytest.raises(click.BadParameter):
         parse_duration(text)
+
+
+def test_the_wallet_retry_window_is_read_once_for_every_process() -> None:
+    """The web tier's setting and the workers' default come from one reading."""
+    from config import ConfigError, TestingConfig, wallet_retry_window
+
+    assert wallet_retry_window({}) == 24 * 3600
+    assert wallet_retry_window({"CASINO_WALLET_RETRY_WINDOW": "90m"}) == 5400
+    loaded = TestingConfig.load({"CASINO_WALLET_RETRY_WINDOW": "2h"})
+    assert loaded["WALLET_RETRY_WINDOW_SECONDS"] == 7200
+    with pytest.raises(ConfigError, match="CASINO_WALLET_RETRY_WINDOW"):
+        wallet_retry_window({"CASINO_WALLET_RETRY_WINDOW": "soon"})

@@ -205,3 +205,23 @@ def test_concurrent_claims_skip_the_locked_rows(open_uow: object) -> None:
         one = first.wallet_calls.claim_due(T0, timedelta(seconds=30), 10)
         two = second.wallet_calls.claim_due(T0, timedelta(seconds=30), 10)  # not blocked
         assert [c.transaction_id for c in one] == ["rb-1"] and two == []
+
+
+def test_a_retry_on_request_that_is_not_answered_follows_the_retry_window(
+    open_uow: object, clock: dict[str, datetime]
+) -> None:
+    """Within the operator's retry window the call goes back to the workers (pending); past
+    it, it needs attention again at once (the window the API passes is the deployment's
+    CASINO_WALLET_RETRY_WINDOW, not a default of its own)."""
+    _setup(open_uow)
+    wallet_clients.use_factory(lambda operator, secrets: FakeWallet(unknown_first=10**6))
+    for at in range(0, 40):
+        clock["now"] = T0 + timedelta(seconds=at)
+        run_once(open_uow, window=timedelta(seconds=30))  # type: ignore[arg-type]
+    assert _state(open_uow)[0] == NEEDS_ATTENTION
+    with open_uow("acme") as uow:  # type: ignore[operator]
+        again = retry_call(uow, "acme", "rb-1", timedelta(seconds=30))
+    assert again["status"] == NEEDS_ATTENTION
+    with open_uow("acme") as uow:  # type: ignore[operator]
+        longer = retry_call(uow, "acme", "rb-1", timedelta(hours=1))
+    assert longer["status"] == PENDING

@@ -6,9 +6,11 @@ like a missing one."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import timedelta
 from typing import Any
 
 import marshmallow as ma
+from flask import current_app
 from flask.views import MethodView
 from flask.wrappers import Response
 from marshmallow import RAISE, validate
@@ -188,4 +190,5 @@ class RetryCall(MethodView):
         is ``ok`` (and any round waiting for it goes on); not answered, it is ``pending``
         (the worker retries it) or needs attention again. No body, no ``Idempotency-Key``:
         a second request finds the call no longer waiting (409)."""
-        return write(lambda uow: stuck_calls.retry_call(uow, operator_id, transaction_id))
+        window = timedelta(seconds=current_app.config["WALLET_RETRY_WINDOW_SECONDS"])
+        return write(lambda uow: stuck_calls.retry_call(uow, operator_id, transaction_id, window))
