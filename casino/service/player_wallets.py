@@ -16,6 +16,7 @@ one wallet interface with an adapter per party.
 
 from __future__ import annotations
 
+import logging
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
@@ -52,6 +53,7 @@ from casino.wallet.protocol import (
     to_record,
 )
 
+log = logging.getLogger("casino.wallet")
 DEAL = BetKind.DEAL.value
 RAISE = BetKind.RAISE.value
 ROLLBACK = Endpoint.ROLLBACK.value
@@ -242,6 +244,7 @@ class OperatorWallet:
         if not outcome.ok:
             raise refusal(outcome, stake.amount, stake.currency)
         uow.wallet_calls.add(_record(stake.player_id, bet, OK, now, outcome=outcome))
+        uow.if_not_committed.append(partial(self._cancel_debit, stake.player_id, bet, outcome))
         wallet = stake.wallet or uow.ledger.lock_wallet(
             stake.player_id, stake.currency, create=True
         )
@@ -257,6 +260,35 @@ class OperatorWallet:
         )
         wallet = uow.ledger.append(link(tx, stake.tx_id, wallet.state), wallet)
         return Taken(wallet, uow.ledger.reserve_id(), outcome.balance)
+
+    def _cancel_debit(self, player_id: str, bet: Bet, outcome: Outcome, fresh: UnitOfWork) -> None:
+        """The wallet took the stake but the request's transaction did not commit (the
+        database refused or failed it after the debit): the round does not exist, so the
+        debit is cancelled like a bet of unknown outcome — recorded, then rolled back. The
+        record's insert is the guard: had the commit in fact gone through (an answer lost
+        with the connection), the bet is on record under its transaction id, the insert
+        fails and nothing is rolled back; what a failure here leaves is for
+        ``casino reconcile --against`` to show."""
+        rollback = rollback_of(bet)
+        now = fresh.now()
+        fresh.wallet_calls.add(_record(player_id, bet, UNKNOWN, now, outcome=outcome))
+        fresh.wallet_calls.add(
+            _record(
+                player_id,
+                rollback,
+                PENDING,
+                now,
+                lease_until=now + lease(self.settings.timeout_ms),
+            )
+        )
+        fresh.commit()
+        log.warning(
+            "the wallet debited bet %s of round %s but its transaction did not commit: "
+            "rolling it back",
+            bet.transaction_id,
+            bet.round_id,
+        )
+        send_now(fresh, rollback.transaction_id)
 
     def pay(self, uow: UnitOfWork, round_id: str, player_id: str, currency: str, paid: int) -> None:
         _no_pending_rollback(uow, round_id)

@@ -207,6 +207,9 @@ class UnitOfWork:
         self._writes = pending.PendingWrites()
         #: Run once this transaction has committed (a seamless round's win is sent then).
         self.after_commit: list[Callable[[], None]] = []
+        #: Run, each in a transaction of its own, if this one ends without a commit: what
+        #: another party already did for it must be undone (a seamless wallet's debit).
+        self.if_not_committed: list[Callable[[UnitOfWork], None]] = []
         # The repositories of the previous transaction are forgotten (``_Store``): this
         # one's are made when first used.
         own = self.__dict__
@@ -223,6 +226,7 @@ class UnitOfWork:
         tb: TracebackType | None,
     ) -> None:
         session = self.session
+        undo = self.if_not_committed
         try:
             # Anything not committed explicitly is discarded, including work after a commit.
             session.rollback()
@@ -235,6 +239,15 @@ class UnitOfWork:
         finally:
             session.close()
             self._session = None
+        if undo:
+            # On a new connection: the old one may be what failed.
+            self._session = self._factory()
+            try:
+                self._begin(self._session)
+                self._undo(undo)
+            finally:
+                self._session.close()
+                self._session = None
 
     def commit(self) -> None:
         session = self.session
@@ -271,8 +284,26 @@ class UnitOfWork:
         self._writes.conflicts[constraint] = make_error
 
     def rollback(self) -> None:
+        undo = self.if_not_committed
         self.session.rollback()
         self._begin(self.session)
+        self._undo(undo)
+
+    def _undo(self, hooks: list[Callable[[UnitOfWork], None]]) -> None:
+        """The ``if_not_committed`` hooks of a transaction just rolled back, each committing
+        in a transaction of its own; one that fails is logged (the hook says what to check),
+        never raised over the request's own answer."""
+        for hook in hooks:
+            try:
+                hook(self)
+            except Exception:
+                logger.exception("undoing the work of a rolled-back transaction failed")
+            finally:
+                try:
+                    self.session.rollback()
+                except DBAPIError:
+                    logger.warning("rollback after an undo failed", exc_info=True)
+                self._begin(self.session)
 
     def flush(self) -> None:
         self.session.flush()

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import json
 from datetime import timedelta
+from typing import Any
+
+import pytest
 
 from casino.api.database import EXTENSION_KEY
 from casino.service import wallet_clients
@@ -335,3 +338,78 @@ def test_a_stuck_call_sent_again_on_request_follows_the_deployments_retry_window
     fixed = seamless.api.post(retry, None, auth=seamless.auth)
     assert fixed.status_code == 200 and fixed.get_json()["status"] == "final", fixed.get_json()
     assert seamless.operator_balance() == FUNDS
+
+
+def _failing_commit(monkeypatch: pytest.MonkeyPatch, after: bool) -> list[int]:
+    """The next commit of a unit of work that holds a wallet's debit fails: before the
+    database commits (``after`` False) or once it has, its answer lost (``after`` True)."""
+    from sqlalchemy.exc import OperationalError
+
+    original = UnitOfWork.commit
+    failed: list[int] = []
+
+    def commit(self: UnitOfWork) -> None:
+        if failed or not self.if_not_committed:
+            return original(self)
+        failed.append(1)
+        hooks = list(self.if_not_committed)
+        if after:
+            original(self)
+            self.if_not_committed = hooks
+        raise OperationalError("COMMIT", {}, Exception("database is locked"))
+
+    monkeypatch.setattr(UnitOfWork, "commit", commit)
+    return failed
+
+
+def test_a_debit_whose_round_does_not_commit_is_rolled_back(
+    seamless: Seamless, database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    alice = seamless.launch()
+    failed = _failing_commit(monkeypatch, after=False)
+    key = new_key()
+    answer = seamless.bet(alice, ante=100, tie_bet=100, key=key)
+    assert failed and answer.status_code == 503, answer.get_json()
+    # The wallet took 200 for a round that does not exist: it has them back at once.
+    assert seamless.operator_balance() == FUNDS
+    with seamless.uow() as uow:
+        assert uow.rounds.page(player_id=alice.id, status=None, before=None, limit=5) == []
+        assert call_states(uow) == {UNKNOWN: 1, OK: 1}
+        assert uow.ledger.balances(alice.id) == [("EUR", 0)]
+    # The client's retry with the same key is a new bet (nothing was stored under it).
+    again = seamless.bet(alice, ante=100, tie_bet=100, key=key)
+    assert again.status_code == 201 and "Idempotent-Replayed" not in again.headers
+    assert seamless.operator_balance() == FUNDS + _finished(seamless, alice, again)["net"]
+    assert audit_database(database_url).ok
+
+
+def _finished(seamless: Seamless, player: Any, made: Any) -> dict[str, Any]:
+    """The round ``made`` answered, surrendered if it tied."""
+    round_: dict[str, Any] = made.get_json()
+    if round_["status"] == "awaiting_decision":
+        decided = seamless.api.post(
+            f"/api/v1/rounds/{round_['id']}/decision",
+            {"action": "surrender"},
+            auth=player.auth,
+            key=new_key(),
+        )
+        assert decided.status_code == 200, decided.get_json()
+        round_ = decided.get_json()
+    return round_
+
+
+def test_a_debit_whose_round_did_commit_is_kept_though_the_answer_was_lost(
+    seamless: Seamless, database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    alice = seamless.launch()
+    failed = _failing_commit(monkeypatch, after=True)
+    key = new_key()
+    answer = seamless.bet(alice, ante=100, key=key)
+    assert failed and answer.status_code == 503, answer.get_json()
+    # The round is on record: its bet is not rolled back (the record's insert refused it).
+    again = seamless.bet(alice, ante=100, key=key)
+    assert again.status_code == 201 and again.headers["Idempotent-Replayed"] == "true"
+    assert seamless.operator_balance() == FUNDS + _finished(seamless, alice, again)["net"]
+    with seamless.uow() as uow:
+        assert UNKNOWN not in call_states(uow)
+    assert audit_database(database_url).ok
