@@ -652,3 +652,58 @@ def test_an_unreachable_database_answers_as_declared(tmp_path: Path, spec: dict[
         assert contract.check("listTables", answer)["code"] == "service_unavailable"
     finally:
         _disposed(app)
+
+
+# ---------------------------------------------------------------- the defects issue 25 named
+
+
+def test_a_polled_simulation_answers_as_its_schema_says(
+    database_url: str, contract: Contract
+) -> None:
+    """The job a client polls, running and done: its ``result`` once matched none of the
+    branches the spec gave it."""
+    import time
+
+    from casino.api.resources.free_play import POOL_KEY
+
+    app = create_app(
+        make_config(
+            database_url,
+            FREE_PLAY_SIMULATION_WAIT_SECONDS=0,
+            FREE_PLAY_SIMULATION_MAX_SECONDS=120,
+        )
+    )
+    try:
+        client = app.test_client()
+        body = {"variant": "classic", "games": 200, "seed": "contract-job"}
+        started = client.post("/api/v1/free-play/simulations", json=body)
+        job = contract.check("runSimulation", started)
+        assert started.status_code == 202 and job["status"] == "running"
+        deadline = time.monotonic() + 60
+        while job["status"] == "running" and time.monotonic() < deadline:
+            time.sleep(0.05)
+            job = contract.check("getSimulation", client.get(started.headers["Location"]))
+        assert job["status"] == "done" and job["result"]["games"] == 200, job
+    finally:
+        app.extensions[POOL_KEY].shutdown()
+        app.extensions[EXTENSION_KEY].engine.dispose()
+
+
+@pytest.mark.parametrize("body", [None, {}])
+def test_a_limits_update_without_a_body_answers_as_the_spec_says(
+    api: Api, contract: Contract, spec: dict[str, Any], funded: Player, body: Any
+) -> None:
+    """The spec once required a body the server did without. Both now say the same: no
+    field is required, so an update without a body (or an empty one) is valid, changes
+    nothing and answers the limits as they stand."""
+    path = f"/api/v1/players/{funded.id}/limits"
+    request = spec["paths"]["/api/v1/players/{player_id}/limits"]["put"]["requestBody"]
+    assert request["required"] is False
+    assert "minProperties" not in resolve(spec, request["content"]["application/json"]["schema"])
+    before = api.get(path, auth=api.operator_auth).get_json()
+    answer = api.put(path, body, auth=api.operator_auth)
+    assert answer.status_code == 200, answer.get_json()
+    updated = contract.check("setLimits", answer)
+    assert updated["changes"] == [] and updated["limits"] == before
+    history = api.get(f"{path}/history", auth=api.operator_auth).get_json()
+    assert history["items"] == []
