@@ -376,10 +376,13 @@ def test_a_debit_whose_round_does_not_commit_is_rolled_back(
         assert uow.rounds.page(player_id=alice.id, status=None, before=None, limit=5) == []
         assert call_states(uow) == {UNKNOWN: 1, OK: 1}
         assert uow.ledger.balances(alice.id) == [("EUR", 0)]
-    # The client's retry with the same key is a new bet (nothing was stored under it).
+    # The client's retry with the same key is a new bet (nothing was stored under it), here
+    # a tie whose tie bet wins.
+    steer_next_deal(seamless.api, database_url, alice, lambda deal: deal.is_tie)
     again = seamless.bet(alice, ante=100, tie_bet=100, key=key)
     assert again.status_code == 201 and "Idempotent-Replayed" not in again.headers
-    assert seamless.operator_balance() == FUNDS + _finished(seamless, alice, again)["net"]
+    settled = _finished(seamless, alice, again)  # a tie is surrendered first
+    assert seamless.operator_balance() == FUNDS + settled["net"]
     assert audit_database(database_url).ok
 
 
@@ -409,7 +412,8 @@ def test_a_debit_whose_round_did_commit_is_kept_though_the_answer_was_lost(
     # The round is on record: its bet is not rolled back (the record's insert refused it).
     again = seamless.bet(alice, ante=100, key=key)
     assert again.status_code == 201 and again.headers["Idempotent-Replayed"] == "true"
-    assert seamless.operator_balance() == FUNDS + _finished(seamless, alice, again)["net"]
+    settled = _finished(seamless, alice, again)  # a tie is surrendered first
+    assert seamless.operator_balance() == FUNDS + settled["net"]
     with seamless.uow() as uow:
         assert UNKNOWN not in call_states(uow)
     assert audit_database(database_url).ok
