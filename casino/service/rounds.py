@@ -27,7 +27,6 @@ __all__ = [
     "time_out_due",
 ]
 
-import uuid
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -84,6 +83,7 @@ from casino.service.round_views import round_view
 from casino.service.seeds import take_first_bet_client_seed
 from casino.service.shared.tables import refuse_private_bet
 from casino.service.views import ROUND_STATUSES, Page, RoundView
+from casino.store.ids import time_ordered_uuid
 from casino.store.records import BetClaim, RoundRecord, RoundRow
 from casino.store.types import as_utc
 from casino.store.uow import UnitOfWork
@@ -147,7 +147,7 @@ def place_bet(
     risks = {protection.LOSS: stake, protection.WAGER: stake}
     limits = stake_limits(uow, claim, player_id, currency)
     protection.check_limits(limits, risks, now)
-    round_id = str(uuid.uuid4())
+    round_id = time_ordered_uuid()
     # The stake is taken (whichever wallet holds the money answered yes) before the cards
     # are dealt.
     taken = player_wallet.take(

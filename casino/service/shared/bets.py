@@ -7,7 +7,6 @@ for it) and locks the one wallet it moves; the money moves with the bet in one t
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
@@ -21,6 +20,7 @@ from casino.service.errors import Conflict, NotFound
 from casino.service.shared import money
 from casino.service.shared.tables import require_shared, shared_rules, shoe_of
 from casino.service.tables import require_table
+from casino.store.ids import time_ordered_uuid
 from casino.store.shared import AWAITING, OPEN, SharedBetRecord, SharedTableRecord
 from casino.store.uow import UnitOfWork
 
@@ -90,7 +90,7 @@ def place_bet(
     guard(-(ante + tie_bet))
     if existing is None:
         bet = SharedBetRecord(
-            id=str(uuid.uuid4()),
+            id=time_ordered_uuid(),
             table_id=table_id,
             shoe=state.shoe,
             round=state.round,
