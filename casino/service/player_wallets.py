@@ -218,22 +218,9 @@ class OperatorWallet:
         outcome = self._client(uow).send(bet)
         now = uow.now()
         if not outcome.definite:
-            rollback = rollback_of(bet)
-            calls = [
-                _record(stake.player_id, bet, UNKNOWN, now, outcome=outcome),
-                _record(
-                    stake.player_id,
-                    rollback,
-                    PENDING,
-                    now,
-                    lease_until=now + lease(self.settings.timeout_ms),
-                ),
-            ]
 
             def keep(kept: UnitOfWork) -> None:
-                for call in calls:
-                    kept.wallet_calls.add(call)
-                kept.after_commit.append(lambda: send_now(kept, rollback.transaction_id))
+                self._cancel(kept, stake.player_id, bet, outcome)
 
             raise WalletUnavailable(
                 "the operator's wallet did not answer; the bet is being cancelled, retry later",
@@ -269,26 +256,24 @@ class OperatorWallet:
         with the connection), the bet is on record under its transaction id, the insert
         fails and nothing is rolled back; what a failure here leaves is for
         ``casino reconcile --against`` to show."""
-        rollback = rollback_of(bet)
-        now = fresh.now()
-        fresh.wallet_calls.add(_record(player_id, bet, UNKNOWN, now, outcome=outcome))
-        fresh.wallet_calls.add(
-            _record(
-                player_id,
-                rollback,
-                PENDING,
-                now,
-                lease_until=now + lease(self.settings.timeout_ms),
-            )
-        )
-        fresh.commit()
+        self._cancel(fresh, player_id, bet, outcome)
+        fresh.commit()  # then sends the rollback
         log.warning(
             "the wallet debited bet %s of round %s but its transaction did not commit: "
-            "rolling it back",
+            "its rollback is sent",
             bet.transaction_id,
             bet.round_id,
         )
-        send_now(fresh, rollback.transaction_id)
+
+    def _cancel(self, uow: UnitOfWork, player_id: str, bet: Bet, outcome: Outcome) -> None:
+        """Record ``bet`` as of unknown outcome (not in the ledger) and its rollback, leased
+        to ``uow``, which sends it once it has committed them."""
+        rollback = rollback_of(bet)
+        now = uow.now()
+        uow.wallet_calls.add(_record(player_id, bet, UNKNOWN, now, outcome=outcome))
+        lease_until = now + lease(self.settings.timeout_ms)
+        uow.wallet_calls.add(_record(player_id, rollback, PENDING, now, lease_until=lease_until))
+        uow.after_commit.append(partial(send_now, uow, rollback.transaction_id))
 
     def pay(self, uow: UnitOfWork, round_id: str, player_id: str, currency: str, paid: int) -> None:
         _no_pending_rollback(uow, round_id)
